@@ -51,37 +51,38 @@ def bisect_bracket(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised bisection on a monotone predicate.
 
-    ``is_high(x)`` must be False at ``lo``, True at ``hi`` and monotone in between.
+    ``is_high(x)`` must be False at ``lo``, True at ``hi`` and monotone in between. It is
+    always called with an array of the full (broadcast) shape of ``lo`` and ``hi``, entry
+    ``i`` belonging to bracket ``i``, so a predicate may compare against per-entry targets;
+    entries that have already converged are evaluated at their ``lo`` and ignored.
     Returns the final bracket ``(lo, hi)`` so the caller can take the side that is
     safe for its question. Bisects at the arithmetic midpoint, or the geometric one
     when both ends are positive and far apart (so brackets spanning many orders of
     magnitude converge in ~60 steps). Stops when every bracket is narrower than
     ``xtol + rtol * |hi|`` or cannot be split any further in floating point.
     """
-    lo = np.array(lo, dtype=float, copy=True)
-    hi = np.array(hi, dtype=float, copy=True)
-    lo, hi = np.broadcast_arrays(lo, hi)
+    lo, hi = np.broadcast_arrays(np.array(lo, dtype=float), np.array(hi, dtype=float))
     lo = lo.copy()
     hi = hi.copy()
     active = np.ones(lo.shape, dtype=bool)
     for _ in range(iters):
-        width = hi - lo
-        active &= width > xtol + rtol * np.abs(hi)
+        active &= (hi - lo) > xtol + rtol * np.abs(hi)
         if not active.any():
             break
-        a = lo[active]
-        b = hi[active]
-        geometric = (a > 0) & (b > 4 * a)
-        with np.errstate(invalid="ignore"):
-            mid = np.where(geometric, np.sqrt(a * np.where(geometric, b, 1.0)), 0.5 * (a + b))
-        stuck = (mid <= a) | (mid >= b)
-        high = np.asarray(is_high(mid), dtype=bool)
-        a_new = np.where(high | stuck, a, mid)
-        b_new = np.where(high & ~stuck, mid, b)
-        lo[active] = a_new
-        hi[active] = b_new
-        idx = np.flatnonzero(active)
-        active[idx[stuck]] = False
+        geometric = (lo > 0) & (hi > 4 * lo)
+        with np.errstate(invalid="ignore", over="ignore"):
+            # sqrt(lo) * sqrt(hi): the product lo * hi may underflow (1e-300 * 1e-150)
+            mid = np.where(geometric, np.sqrt(lo) * np.sqrt(np.where(geometric, hi, 1.0)),
+                           lo + 0.5 * (hi - lo))
+        stuck = (mid <= lo) | (mid >= hi)
+        active &= ~stuck
+        if not active.any():
+            break
+        x = np.where(active, mid, lo)
+        high = np.asarray(is_high(x), dtype=bool)
+        high = np.broadcast_to(high, lo.shape)
+        hi = np.where(active & high, mid, hi)
+        lo = np.where(active & ~high, mid, lo)
     return lo, hi
 
 

@@ -106,7 +106,8 @@ def check_int(name: str, value: Any, *, lo: int | None = None, hi: int | None = 
     return k
 
 
-def check_probability(name: str, value: Any, *, open_lo: bool = False, open_hi: bool = False) -> float:
+def check_probability(name: str, value: Any, *, open_lo: bool = False,
+                      open_hi: bool = False) -> float:
     """Return ``value`` as a float in [0, 1] (ends open on request)."""
     return check_real(name, value, lo=0.0, hi=1.0, lo_open=open_lo, hi_open=open_hi)
 

@@ -36,7 +36,20 @@ __all__ = ["Laplace", "laplace"]
 
 @dataclass(frozen=True, slots=True)
 class Laplace(TradeOff):
-    r""":math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`; construct with :func:`laplace`."""
+    r""":math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`; construct with :func:`laplace`.
+
+    Notes
+    -----
+    Everything is closed form: the curve (evaluated in log space, so μ up to 700 and
+    beyond gives finite values, and ``mu = inf`` is the curve 0), the profile
+    :math:`\delta(t) = 1 - e^{(t-\mu)/2}` on :math:`[-\mu, \mu)` (:math:`1 - e^t` below,
+    0 above), its inverse :math:`\varepsilon(\delta) = \mu + 2\log(1-\delta)` (clipped at
+    0), the privacy-loss law, dominance (decreasing in μ) and group privacy
+    (:math:`1-(1-f_\mu)^{\circ k} = f_{k\mu}`, as for every location family with a
+    monotone likelihood ratio: :math:`1 - f_\mu = S_\mu \circ S_0^{-1}` with :math:`S_m`
+    the survival function of :math:`\mathrm{Lap}(m, 1)`, and
+    :math:`S_0^{-1}\circ S_\mu` shifts by μ).
+    """
 
     mu: float
 
@@ -50,58 +63,106 @@ class Laplace(TradeOff):
         return f"\\mathrm{{Lap}}_{{{self.mu:g}}}"
 
     def _f(self, alpha):
-        a = np.asarray(alpha, float)
+        a = np.asarray(alpha, dtype=float)
         mu = self.mu
         if math.isinf(mu):
-            return np.zeros_like(a)
-        em = math.exp(-mu)
+            return np.zeros_like(a)  # the curve 0 (no privacy)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            left = 1.0 - a / em
-            mid = em / (4.0 * a)
-        right = em * (1.0 - a)
-        return np.where(a < em / 2, left, np.where(a <= 0.5, mid, right))
+            la = np.log(a)
+            left = 1.0 - np.exp(la + mu)  # 1 - e^mu a
+            mid = np.exp(-mu - math.log(4.0) - la)  # e^-mu / (4 a)
+            right = math.exp(-mu) * (1.0 - a)
+        # branch on log(a) against log(e^-mu / 2): no underflow of e^-mu for large mu
+        out = np.where(la < -mu - _LOG2, left, np.where(a <= 0.5, mid, right))
+        return np.where(a == 0, 1.0, out)
 
     def _one_minus_f(self, alpha):
-        a = np.asarray(alpha, float)
+        a = np.asarray(alpha, dtype=float)
         mu = self.mu
         if math.isinf(mu):
             return np.ones_like(a)
-        em = math.exp(-mu)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            left = a / em
-            mid = 1.0 - em / (4.0 * a)
-        right = -math.expm1(-mu) + em * a
-        return np.where(a < em / 2, left, np.where(a <= 0.5, mid, right))
+            la = np.log(a)
+            left = np.exp(la + mu)
+            mid = -np.expm1(-mu - math.log(4.0) - la)
+            right = -math.expm1(-mu) + math.exp(-mu) * a
+        out = np.where(la < -mu - _LOG2, left, np.where(a <= 0.5, mid, right))
+        return np.where(a == 0, 0.0, out)
 
     def _hockey(self, eps):
-        t = np.asarray(eps, float)
+        t = np.asarray(eps, dtype=float)
         mu = self.mu
+        if math.isinf(mu):
+            return np.ones_like(t)  # f = 0: sup_x 1 - e^t x = 1, also at t = inf
         with np.errstate(over="ignore", invalid="ignore"):
             inside = -np.expm1((t - mu) / 2.0)
             below = -np.expm1(t)
         out = np.where(t >= mu, 0.0, np.where(t >= -mu, inside, below))
         return np.clip(out, 0.0, 1.0)
 
-    def _loss_sf(self, t):
-        t = np.asarray(t, float)
+    def _epsilon(self, delta):
+        d = np.asarray(delta, dtype=float)
         mu = self.mu
-        with np.errstate(over="ignore"):
+        if math.isinf(mu):
+            return np.where(d >= 1.0, 0.0, np.inf)
+        with np.errstate(divide="ignore"):
+            t = np.maximum(mu + 2.0 * np.log1p(-d), 0.0)
+        t = np.where(d <= 0.0, mu, t)
+        # rounding must not leave us on the unsafe side: step up until delta(t) <= target
+        for _ in range(8):
+            high = self._hockey(t) > d
+            if not high.any():
+                break
+            t = np.where(high, np.nextafter(np.nextafter(t, np.inf), np.inf), t)
+        return np.where(self._hockey(t) <= d, t, mu)
+
+    def _loss_sf(self, t):
+        t = np.asarray(t, dtype=float)
+        mu = self.mu
+        with np.errstate(over="ignore", invalid="ignore"):
             v = 0.5 * np.exp(-(t + mu) / 2.0)
-        return np.where(t < -mu, 1.0, np.where(t >= mu, 0.0, v))
+        out = np.where(t < -mu, 1.0, np.where(t >= mu, 0.0, v))
+        return np.where(np.isnan(out), 0.0, out)
 
     def _loss_sf_q(self, t):
-        t = np.asarray(t, float)
+        t = np.asarray(t, dtype=float)
         mu = self.mu
-        with np.errstate(over="ignore"):
+        if math.isinf(mu):
+            return np.where(np.isposinf(t), 0.0, 1.0)  # Q[L = +inf] = 1
+        with np.errstate(over="ignore", invalid="ignore"):
             v = 1.0 - 0.5 * np.exp((t - mu) / 2.0)
         return np.where(t < -mu, 1.0, np.where(t >= mu, 0.0, v))
+
+    def _group(self, k):
+        return Laplace(mu=k * self.mu)
+
+    def _dominates_exact(self, other):
+        if isinstance(other, Laplace):
+            return self.mu <= other.mu
+        return None
+
+
+_LOG2 = math.log(2.0)
 
 
 def laplace(mu: float) -> Laplace:
     r"""The Laplace trade-off function :math:`T(\mathrm{Lap}(0,1),\mathrm{Lap}(\mu,1))`.
 
+    .. math:: f(\alpha) = \begin{cases} 1-e^{\mu}\alpha, & \alpha < e^{-\mu}/2\\
+              e^{-\mu}/(4\alpha), & e^{-\mu}/2 \le \alpha \le 1/2\\
+              e^{-\mu}(1-\alpha), & \alpha > 1/2 \end{cases}
+
     A Laplace mechanism with sensitivity Δ and scale b is ``laplace(Δ / b)``-DP; this is
     tighter than the :math:`f_{\mu,0}` (pure ε = μ) guarantee.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0 (``inf`` allowed: no privacy, the curve 0).
+
+    References
+    ----------
+    DRS Sec. 2.5 (the curve) and Prop. 2.12 (the profile); MATH.md §3.
 
     Examples
     --------
@@ -111,5 +172,7 @@ def laplace(mu: float) -> Laplace:
     0.367879
     >>> round(f.delta(0.5), 6)
     0.221199
+    >>> round(f.epsilon(0.1), 6)
+    0.789279
     """
     return Laplace(mu=mu)

@@ -19,14 +19,20 @@ family overrides when it has a formula ("formula first, numerics second"):
     = \sup_x [1 - e^\varepsilon x - f(x)]` for every real :math:`\varepsilon` (negative
     too, and :math:`+\infty`). For :math:`f = T(P,Q)` this is the hockey-stick divergence
     :math:`\sup_S Q(S) - e^\varepsilon P(S)` (DRS Prop. 2.12). The generic default
-    maximises the concave function by golden-section search and returns a certified
-    *upper* bound (sound side).
+    maximises the concave function by golden-section search (in :math:`\alpha`, then in
+    :math:`\log\alpha` for tiny maximisers) and returns an *upper* bound certified by
+    secants of the concave function (sound side; absolute accuracy ~1e-15). An override
+    must never return less than the truth by more than rounding.
 ``_loss_sf(t)`` / ``_loss_sf_q(t)``
     The law of the privacy loss :math:`L = \log dQ/dP`: :math:`P[L > t]` and
     :math:`Q[L > t]` (the latter includes the atom :math:`Q[L = +\infty] = 1 - f(0)`).
     Neyman–Pearson: :math:`P[L>t]` is the type I error of the test "reject when
     :math:`L > t`", i.e. the point where the slope of :math:`f` crosses :math:`-e^t`,
     and :math:`Q[L \le t] = f(P[L>t])`. The numeric composition engine discretises these.
+    Both are right-continuous in ``t`` with strict ">" at atoms (:class:`Inverse` relies
+    on this: :math:`Q[L \ge s]` is ``_loss_sf_q`` at the float just below ``s``). The
+    generic default is an approximation (golden section), exact only up to the search
+    tolerance and not at atoms.
 ``_atoms()``
     For purely atomic laws (piecewise-linear curves), the exact atoms
     ``(loss, p_mass, q_mass)`` including :math:`\pm\infty`; ``None`` otherwise.
@@ -38,8 +44,13 @@ family overrides when it has a formula ("formula first, numerics second"):
 
 Conventions: ``delta(eps)`` answers for a *mechanism* that is f-DP, which by DRS
 Prop. 2.4 is also :math:`f^S = \max\{f, f^{-1}\}`-DP, so it is the profile of
-:math:`f^S` (equal to ``_hockey`` for symmetric :math:`f`). ``hockey_stick(eps)`` is the
-one-order profile of :math:`f` itself.
+:math:`f^S` (equal to ``_hockey`` for symmetric :math:`f`; for asymmetric :math:`f` the
+convex-hull construction of :func:`_sym_profile_fn`, an upper bound). ``hockey_stick(eps)``
+is the one-order profile of :math:`f` itself. ``is_symmetric`` must only be True when
+:math:`f = f^{-1}` (it makes ``delta`` use ``_hockey`` and ``inverse()`` return ``self``).
+``_epsilon(delta)`` may be overridden by a closed form; the default inverts the profile
+(:func:`_generic_epsilon`) and returns the upper end of the final bracket. The public
+methods turn a NaN from any hook into the safe side (curve 0, δ = 1, ε = ∞).
 
 References
 ----------
@@ -49,8 +60,10 @@ DRS: J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS-B 84(1), 
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -79,6 +92,7 @@ __all__ = [
 ]
 
 _GOLD = (math.sqrt(5.0) - 1.0) / 2.0
+_DOM_ATOL = 1e-15  # absolute float-noise slack of `dominates`
 
 
 def _scalar_or_array(out: np.ndarray, like: np.ndarray) -> Any:
@@ -99,7 +113,7 @@ class TradeOff:
     >>> import gdp
     >>> f = gdp.G_mu(1.0)
     >>> round(f(0.05), 6)
-    0.739239
+    0.740489
     >>> f(0.0), f(1.0)
     (1.0, 0.0)
     """
@@ -155,8 +169,9 @@ class TradeOff:
         a = as_probability_array("alpha", alpha)
         flat = a.reshape(-1)
         with np.errstate(all="ignore"):
-            out = np.asarray(self._f(flat), dtype=float)
-        out = np.clip(out, 0.0, 1.0 - flat)
+            out = np.asarray(self._f(flat), dtype=float).reshape(-1)
+        # fail safe: a NaN from a hook becomes the lowest possible curve value
+        out = np.clip(np.where(np.isnan(out), 0.0, out), 0.0, 1.0 - flat)
         out[flat == 1.0] = 0.0
         return _scalar_or_array(out, a)
 
@@ -165,8 +180,8 @@ class TradeOff:
         a = as_probability_array("alpha", alpha)
         flat = a.reshape(-1)
         with np.errstate(all="ignore"):
-            out = np.asarray(self._one_minus_f(flat), dtype=float)
-        out = np.clip(out, flat, 1.0)
+            out = np.asarray(self._one_minus_f(flat), dtype=float).reshape(-1)
+        out = np.clip(np.where(np.isnan(out), 1.0, out), flat, 1.0)
         out[flat == 1.0] = 1.0
         return _scalar_or_array(out, a)
 
@@ -202,8 +217,8 @@ class TradeOff:
             raise ValueError("`eps` must be a real number or +inf; got eps=-inf")
         flat = e.reshape(-1)
         with np.errstate(all="ignore"):
-            out = np.asarray(self._hockey(flat), dtype=float)
-        out = np.clip(out, 0.0, 1.0)
+            out = np.asarray(self._hockey(flat), dtype=float).reshape(-1)
+        out = np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)  # NaN -> the safe side
         return _scalar_or_array(out, e)
 
     def delta(self, eps: Any) -> Any:
@@ -220,10 +235,10 @@ class TradeOff:
         flat = e.reshape(-1)
         with np.errstate(all="ignore"):
             if self.is_symmetric:
-                out = np.asarray(self._hockey(flat), dtype=float)
+                out = np.asarray(self._hockey(flat), dtype=float).reshape(-1)
             else:
                 out = _symmetrized_profile(self, flat)
-        out = np.clip(out, 0.0, 1.0)
+        out = np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)  # NaN -> the safe side
         return _scalar_or_array(out, e)
 
     def epsilon(self, delta: Any) -> Any:
@@ -235,40 +250,61 @@ class TradeOff:
         """
         d = as_probability_array("delta", delta)
         flat = d.reshape(-1)
-        out = self._epsilon(flat)
-        return _scalar_or_array(np.maximum(out, 0.0), d)
+        with np.errstate(all="ignore"):
+            out = np.asarray(self._epsilon(flat), dtype=float).reshape(-1)
+        out = np.where(np.isnan(out), np.inf, np.maximum(out, 0.0))  # NaN -> the safe side
+        return _scalar_or_array(out, d)
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
-        return _generic_epsilon(self.delta, delta)
+        if self.is_symmetric:
+            def profile(e):
+                with np.errstate(all="ignore"):
+                    return np.clip(np.asarray(self._hockey(np.asarray(e, dtype=float)),
+                                              dtype=float), 0.0, 1.0)
+
+            return _generic_epsilon(profile, delta)
+        # asymmetric: build the symmetrised profile's hull once, then bisect on it
+        return _generic_epsilon(_sym_profile_fn(self), delta)
 
     def dominates(self, other: TradeOff, *, rtol: float = 1e-12) -> bool:
         r"""True when ``other`` :math:`\le` ``self`` pointwise on [0, 1] (``self`` is at
         least as private).
 
-        Exact for closed-form pairs and whenever one side is piecewise linear
-        (``f_eps_delta``, ``from_curve``, ``from_privacy_profile``): against the lines
-        :math:`1-\delta_j-e^{t_j}\alpha` of a piecewise-linear ``other`` it checks
-        :math:`\delta_{self}(t_j) \le \delta_j`; a piecewise-linear ``self`` is checked at
-        its own vertices (a convex ``other`` lies below its chords). Otherwise numeric on
-        a dense grid of α (tails included). ``rtol`` absorbs floating-point noise only.
+        Exact for closed-form pairs with a rule (``G_mu`` vs ``G_mu``, ``laplace`` vs
+        ``laplace``, anything vs ``identity()``) and whenever one side is piecewise linear
+        (``f_eps_delta``, ``from_curve``, ``from_privacy_profile``, discrete
+        ``from_distributions``): against the lines :math:`1-\delta_j-e^{t_j}\alpha` of a
+        piecewise-linear ``other`` it checks :math:`\delta_{self}(t_j) \le \delta_j`
+        (one-order profiles); a piecewise-linear ``self`` is checked at its own vertices
+        (a convex ``other`` lies below its chords). Otherwise it compares the curves on a
+        dense grid of α (tails included), which is numeric, not a proof.
+
+        A ``True`` answer is meant as a certificate: a :class:`Bracketed` ``self`` is
+        represented by its lower curve and a :class:`Bracketed` ``other`` by its upper
+        curve. ``rtol`` (plus an absolute 1e-15) absorbs floating-point noise only.
         """
         if not isinstance(other, TradeOff):
             raise TypeError(f"`other` must be a TradeOff; got other={other!r}")
         rtol = check_real("rtol", rtol, lo=0.0)
-        rule = self._dominates_exact(other)
+        if isinstance(other, Bracketed):
+            other = other.upper
+        me: TradeOff = self.lower if isinstance(self, Bracketed) else self
+        rule = me._dominates_exact(other)
         if rule is not None:
             return bool(rule)
         seg = other._segments()
         if seg is not None:
             t, dj = seg
-            mine = np.clip(self._hockey(np.asarray(t, dtype=float)), 0.0, 1.0)
-            return bool(np.all(mine <= dj * (1.0 + rtol) + 1e-300))
-        own = self._segments()
-        if isinstance(self, PiecewiseLinear) or own is not None:
-            verts = _vertices_of(self)
-            return bool(np.all(other(verts) <= self(verts) * (1 + rtol) + 4e-16))
+            t = np.asarray(t, dtype=float)
+            with np.errstate(all="ignore"):
+                mine = np.asarray(me._hockey(t), dtype=float)
+            mine = np.clip(np.where(np.isnan(mine), 1.0, mine), 0.0, 1.0)
+            return bool(np.all(mine <= np.asarray(dj) * (1.0 + rtol) + _DOM_ATOL))
+        verts = _vertices_of(me)
+        if verts is not None:
+            return bool(np.all(other(verts) <= me(verts) * (1.0 + rtol) + _DOM_ATOL))
         grid = _dense_alpha_grid()
-        return bool(np.all(other(grid) <= self(grid) * (1 + rtol) + 1e-13))
+        return bool(np.all(other(grid) <= me(grid) * (1.0 + rtol) + _DOM_ATOL))
 
     # ---------------------------------------------------------- composition ops
     def __matmul__(self, other: Any) -> TradeOff:
@@ -303,207 +339,406 @@ def _dense_alpha_grid() -> np.ndarray:
     return np.unique(np.concatenate([lin, tail, 1.0 - tail]))
 
 
-def _vertices_of(f: TradeOff) -> np.ndarray:
+def _vertices_of(f: TradeOff) -> np.ndarray | None:
+    """The α-coordinates of the vertices of a piecewise-linear ``f`` (``None`` otherwise)."""
+    if isinstance(f, Bracketed):
+        return _vertices_of(f.lower)
     if isinstance(f, PiecewiseLinear):
         return np.asarray(f.alpha)
     seg = f._segments()
-    assert seg is not None  # noqa: S101 - internal invariant, not validation
-    t, d = seg
-    # vertices: pairwise intersections of the lines and with 0, plus 0 and 1
-    slope = np.exp(np.asarray(t))
-    icpt = 1.0 - np.asarray(d)
-    pts = [0.0, 1.0]
-    pts.extend(np.clip(icpt / slope, 0, 1))
-    for i in range(len(slope)):
-        for j in range(i + 1, len(slope)):
-            if slope[i] != slope[j]:
-                pts.append((icpt[i] - icpt[j]) / (slope[i] - slope[j]))
-    v = np.asarray(pts)
-    return np.unique(v[(v >= 0) & (v <= 1)])
+    if seg is None:
+        return None
+    t, d = (np.asarray(v, dtype=float).reshape(-1) for v in seg)
+    with np.errstate(over="ignore"):
+        slope = np.exp(t)
+    a, _ = _upper_envelope(slope, 1.0 - d)
+    return a
 
 
-def _golden_max(g: Callable[[np.ndarray], np.ndarray], n: int,
-                iters: int = 90) -> tuple[np.ndarray, np.ndarray]:
-    """Maximise ``n`` concave functions ``g`` (vectorised over rows) on [0, 1].
-
-    Returns ``(x, upper)``: an approximate maximiser and a certified upper bound on the
-    maximum, from the concavity lines through the last four golden-section points.
-    """
-    a = np.zeros(n)
-    b = np.ones(n)
+def _golden_loop(h: Callable[[np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
+                 iters: int) -> tuple[np.ndarray, ...]:
+    """Golden-section search for the maxima of unimodal functions ``h`` (one per row) on
+    ``[a, b]``. Returns the final points ``a <= c <= d <= b`` and the values there."""
+    a = np.array(a, dtype=float)
+    b = np.array(b, dtype=float)
     c = b - _GOLD * (b - a)
     d = a + _GOLD * (b - a)
-    gc = g(c, np.arange(n))
-    gd = g(d, np.arange(n))
-    ga = g(a, np.arange(n))
-    gb = g(b, np.arange(n))
-    idx = np.arange(n)
+    ha, hb, hc, hd = h(a), h(b), h(c), h(d)
     for _ in range(iters):
-        left = gc >= gd  # maximiser in [a, d]
-        # shrink
-        b = np.where(left, d, b)
-        gb = np.where(left, gd, gb)
-        a = np.where(left, a, c)
-        ga = np.where(left, ga, gc)
+        left = hc >= hd  # a maximiser lies in [a, d]
+        b, hb = np.where(left, d, b), np.where(left, hd, hb)
+        a, ha = np.where(left, a, c), np.where(left, ha, hc)
         new_c = np.where(left, b - _GOLD * (b - a), d)
         new_d = np.where(left, c, a + _GOLD * (b - a))
-        gnew_c = np.where(left, 0.0, gd)
-        gnew_d = np.where(left, gc, 0.0)
-        need = np.where(left, new_c, new_d)
-        gneed = g(need, idx)
-        gnew_c = np.where(left, gneed, gnew_c)
-        gnew_d = np.where(left, gnew_d, gneed)
-        c, d, gc, gd = new_c, new_d, gnew_c, gnew_d
-    # certified bound: concave g lies below the secant lines extended
-    best = np.maximum.reduce([ga, gb, gc, gd])
+        h_new = h(np.where(left, new_c, new_d))
+        hc, hd = np.where(left, h_new, hd), np.where(left, hc, h_new)
+        c, d = new_c, new_d
+    return a, c, d, b, ha, hc, hd, hb
 
-    def _line(x0, y0, x1, y1, x):
+
+def _concave_upper(x: np.ndarray, v: np.ndarray, slope: np.ndarray | None) -> np.ndarray:
+    r"""Upper bound on :math:`\max_{[0,1]} g` for concave functions ``g`` (one per column)
+    known at points ``x[0] = 0 <= x[1] <= ... <= x[-1] = 1`` (values ``v``, same shape).
+
+    On :math:`[x_i, x_{i+1}]` a concave ``g`` lies below the secant through
+    :math:`x_{i-1}, x_i` extended to the right and below the secant through
+    :math:`x_{i+1}, x_{i+2}` extended to the left; the maximum of the smaller of the two
+    is at an end of the interval or where they cross. When ``g(x) = u(x) - s x`` with
+    ``u`` non-decreasing (``slope=s``), also :math:`g \le g(x_{i+1}) + s (x_{i+1} - x_i)`
+    there. The bound is certified up to the rounding of the values ``v`` (amplified by at
+    most the ratio of neighbouring spacings).
+    """
+    x = np.asarray(x, dtype=float)
+    v = np.where(np.isnan(v), np.inf, np.asarray(v, dtype=float))
+    # drop repeated points (clipping piles probes up at 0 and 1): move them to the end
+    # as x = inf, v = nan, so that every secant uses distinct neighbours
+    dup = np.zeros(x.shape, dtype=bool)
+    dup[1:] = x[1:] == x[:-1]
+    key = np.where(dup, np.inf, x)
+    order = np.argsort(key, axis=0, kind="stable")
+    x = np.take_along_axis(key, order, axis=0)
+    v = np.where(np.isinf(x), np.nan, np.take_along_axis(v, order, axis=0))
+    k = int(np.max(np.sum(np.isfinite(x), axis=0)))
+    nan = np.full(x.shape[1:], np.nan)
+
+    def secant(i0: int, i1: int) -> tuple[np.ndarray, np.ndarray]:
+        """Slope and value-at-x[i1] of the secant through points i0 < i1 (inf if undefined)."""
+        if i0 < 0 or i1 >= k:
+            return nan, nan
         with np.errstate(all="ignore"):
-            s = (y1 - y0) / (x1 - x0)
-            return np.where(x1 > x0, y0 + s * (x - x0), np.inf)
+            dx = x[i1] - x[i0]
+            m = (v[i1] - v[i0]) / dx
+        ok = (dx > 0) & np.isfinite(m)
+        return np.where(ok, m, np.nan), np.where(ok, v[i1], np.nan)
 
-    bound_ends = np.maximum(_line(c, gc, d, gd, a), _line(c, gc, d, gd, b))
-    with np.errstate(all="ignore"):
-        s1 = np.where(c > a, (gc - ga) / (c - a), np.inf)
-        s2 = np.where(b > d, (gb - gd) / (b - d), -np.inf)
-        # intersection of line (a,c) extended right and line (d,b) extended left
-        xi = np.where(s1 != s2, (gd - ga + s1 * a - s2 * d) / (s1 - s2), c)
-        mid_bound = np.where(np.isfinite(s1) & np.isfinite(s2), ga + s1 * (xi - a), np.inf)
-    upper = np.maximum(best, np.minimum(np.maximum(bound_ends, mid_bound),
-                                        best + (b - a) * 1e3))
-    upper = np.where(np.isfinite(upper), upper, best)
-    return 0.5 * (c + d), upper
+    bound = np.nanmax(v, axis=0)
+    for i in range(k - 1):
+        x0, x1, v0, v1 = x[i], x[i + 1], v[i], v[i + 1]
+        ml, _ = secant(i - 1, i)  # left secant, through (x_i, v_i)
+        mr, _ = secant(i + 1, i + 2)  # right secant, through (x_{i+1}, v_{i+1})
+        with np.errstate(all="ignore"):
+            l_at1 = v0 + ml * (x1 - x0)  # left secant at x_{i+1}
+            r_at0 = v1 - mr * (x1 - x0)  # right secant at x_i
+            xi = (v1 - v0 - mr * x1 + ml * x0) / (ml - mr)
+            at_x = v0 + ml * (xi - x0)
+        has_l = ~np.isnan(ml)
+        has_r = ~np.isnan(mr)
+        inside = has_l & has_r & (xi > x0) & (xi < x1) & np.isfinite(at_x)
+        # the bounding function min(L, R) at both ends (L passes through (x_i, v_i), R
+        # through (x_{i+1}, v_{i+1})); with one secant only, that secant's end values
+        cand0 = np.where(has_l & has_r, np.minimum(v0, r_at0), np.where(has_r, r_at0, v0))
+        cand1 = np.where(has_l & has_r, np.minimum(v1, l_at1), np.where(has_l, l_at1, v1))
+        conc = np.maximum(cand0, cand1)
+        conc = np.where(inside, np.maximum(conc, at_x), conc)
+        conc = np.where(has_l | has_r, conc, np.inf)
+        conc = np.where(x1 > x0, conc, np.maximum(v0, v1))
+        if slope is not None:
+            with np.errstate(invalid="ignore"):
+                conc = np.minimum(conc, v1 + slope * (x1 - x0))
+        conc = np.where(np.isnan(conc), np.inf, conc)
+        bound = np.maximum(bound, np.where(np.isfinite(x1), conc, -np.inf))
+    return bound
+
+
+_PROBE_RATIOS = np.concatenate([np.outer(10.0 ** np.arange(10), [1.0, 2.0, 5.0]).ravel(),
+                                10.0 ** np.arange(10, 41)])
+
+
+def _golden_max(g: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int,
+                iters: int = 90, *, slope: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Maximise ``n`` concave functions ``g(x, rows)`` (vectorised over rows) on [0, 1].
+
+    Golden-section search in ``x``; rows whose bracket collapses onto 0 (a maximiser below
+    ~1e-15) are searched again in ``log x`` down to 1e-300, so tiny maximisers are found
+    to relative precision. Returns ``(x, upper)``: the maximiser found and a certified
+    upper bound on the maximum (up to float rounding of ``g``): ``g`` is evaluated at
+    points at geometrically growing distances (1e-8 x, 1e-7 x, ...) on both sides of
+    ``x`` and at 0 and 1, and :func:`_concave_upper` bounds it from its secants (``slope``
+    as there).
+    """
+    rows = np.arange(n)
+    g0 = np.asarray(g(np.zeros(n), rows), dtype=float)
+    g1 = np.asarray(g(np.ones(n), rows), dtype=float)
+    a, c, d, b, ga, gc, gd, gb = _golden_loop(lambda x: g(x, rows), np.zeros(n), np.ones(n),
+                                              iters)
+    # brackets that are wide relative to their position (a maximiser below ~1e-10):
+    # search again in log x, where golden section keeps relative precision
+    tiny = (b < 1e-6) & (b - a > 1e-9 * b)
+    if tiny.any():
+        sub = rows[tiny]
+
+        def h(z):
+            return g(np.exp(z), sub)
+
+        za, zc, zd, zb, ha, hc, hd, hb = _golden_loop(
+            h, np.log(np.maximum(a[tiny], 1e-300)), np.log(b[tiny]), 64)
+        a, c, d, b = (v.copy() for v in (a, c, d, b))
+        ga, gc, gd, gb = (v.copy() for v in (ga, gc, gd, gb))
+        a[tiny], c[tiny], d[tiny], b[tiny] = np.exp(za), np.exp(zc), np.exp(zd), np.exp(zb)
+        ga[tiny], gc[tiny], gd[tiny], gb[tiny] = ha, hc, hd, hb
+    pts = np.stack([np.zeros(n), a, c, d, b, np.ones(n)])
+    vals = np.stack([g0, ga, gc, gd, gb, g1])
+    vals = np.where(np.isnan(vals), -np.inf, vals)
+    x = pts[np.argmax(vals, axis=0), rows]
+    # probe points: x -+ h r_j, clipped to [0, 1]; h ~ 1e-8 of the room, r_j = 1, 2, 5,
+    # 10, ... (three per decade for ten decades, then one per decade)
+    room = np.minimum(x, 1.0 - x)
+    h = np.where(room > 0, 1e-8 * room, np.where(x >= 1.0, 1e-15, 1e-30))
+    h = np.maximum(h, 4.0 * np.spacing(x) + 1e-300)  # probes must differ from x
+    ratios = _PROBE_RATIOS[_PROBE_RATIOS <= 10.0 / float(np.min(h))]
+    dist = h[None, :] * ratios[:, None]
+    xs = np.concatenate([[np.zeros(n)], np.clip(x - dist[::-1], 0.0, 1.0), [x],
+                         np.clip(x + dist, 0.0, 1.0), [np.ones(n)]])
+    vs = np.stack([np.asarray(g(xi, rows), dtype=float) for xi in xs])
+    upper = _concave_upper(xs, vs, slope)
+    return x, upper
 
 
 def _numeric_hockey(f: TradeOff, eps: np.ndarray) -> np.ndarray:
-    """Certified upper bound on sup_x [1 - e^eps x - f(x)] by golden-section search."""
-    eps = np.asarray(eps, dtype=float)
+    r"""Certified upper bound on :math:`\sup_x [1 - e^{\varepsilon} x - f(x)]`.
+
+    Golden-section search on the concave function, bounded by :func:`_concave_upper`.
+    For :math:`\varepsilon > 700` the slope :math:`e^{700}` is used (a larger value,
+    hence still an upper bound).
+    """
+    eps = np.asarray(eps, dtype=float).reshape(-1)
     out = np.empty_like(eps)
     inf = np.isposinf(eps)
-    out[inf] = f._one_minus_f(np.zeros(1))[0] if inf.any() else 0.0
+    if inf.any():
+        out[inf] = float(np.asarray(f._one_minus_f(np.zeros(1)), dtype=float)[0])
     fin = ~inf
     if fin.any():
         s = np.exp(np.minimum(eps[fin], 700.0))
 
         def g(x, rows):
-            return f._one_minus_f(x) - s[rows] * x
+            return np.asarray(f._one_minus_f(x), dtype=float) - s[rows] * x
 
-        _, upper = _golden_max(g, int(fin.sum()))
-        # the boundary values are exact candidates too (alpha = 0 gives 1 - f(0))
-        out[fin] = np.maximum(upper, f._one_minus_f(np.zeros(1))[0])
-    return np.clip(out, 0.0, 1.0)
+        _, upper = _golden_max(g, int(fin.sum()), slope=s)
+        out[fin] = upper
+    return np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)
+
+
+def _numeric_hockey_inverse(f: TradeOff, eps: np.ndarray) -> np.ndarray:
+    r"""Certified upper bound on the profile of :math:`f^{-1}`, from ``f`` alone.
+
+    The graph of :math:`f^{-1}` is the mirror image of the graph of :math:`f`, so
+    :math:`\delta_{f^{-1}}(\varepsilon) = \sup_t [1 - t - e^{\varepsilon} f(t)]`, again a
+    concave maximisation (no inversion, no cancellation for large ε).
+    """
+    eps = np.asarray(eps, dtype=float).reshape(-1)
+    out = np.empty_like(eps)
+    inf = np.isposinf(eps)
+    if inf.any():
+        # P[L = -inf] = 1 - inf{t : f(t) = 0}; the lower end of the bracket is safe
+        out[inf] = 1.0 - _zero_of(f)[0]
+    fin = ~inf
+    if fin.any():
+        s = np.exp(np.minimum(eps[fin], 700.0))
+
+        def g(t, rows):
+            return (1.0 - t) - s[rows] * np.asarray(f._f(t), dtype=float)
+
+        _, upper = _golden_max(g, int(fin.sum()), slope=np.ones(int(fin.sum())))
+        out[fin] = upper
+    return np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)
+
+
+def _zero_of(f: TradeOff) -> tuple[float, float]:
+    """Bracket ``(lo, hi)`` of :math:`\\inf\\{t : f(t) \\le 0\\}`."""
+    if float(np.asarray(f._f(np.zeros(1)), dtype=float)[0]) <= 0.0:
+        return 0.0, 0.0
+    lo, hi = bisect_bracket(lambda t: np.asarray(f._f(t), dtype=float) <= 0.0,
+                            np.zeros(1), np.ones(1), rtol=0.0, xtol=1e-17)
+    return float(lo[0]), float(hi[0])
 
 
 def _numeric_loss_sf(f: TradeOff, t: np.ndarray) -> np.ndarray:
-    """P[L > t]: the point where the slope of f crosses -e^t, by golden section."""
-    t = np.asarray(t, dtype=float)
+    r""":math:`P[L > t]`: the α where the slope of ``f`` crosses :math:`-e^t` (the maximiser
+    of :math:`1 - f(\alpha) - e^t\alpha`), by golden section on :math:`[0, a_0]`, where
+    :math:`a_0` is the zero of ``f`` (so a flat zero tail cannot mislead the search).
+    An approximation (exact up to the search tolerance at continuity points of the law).
+    """
+    t = np.asarray(t, dtype=float).reshape(-1)
     out = np.empty_like(t)
-    big = t >= 700
+    big = t >= 700.0  # P[L > t] <= e^{-t} Q[L > t]
     out[big] = 0.0
-    small = t <= -700
-    out[small] = 1.0
+    a0 = _zero_of(f)[1]
+    small = t <= -740.0  # e^t underflows: every finite loss is above t
+    out[small] = a0
     mid = ~(big | small)
     if mid.any():
         s = np.exp(t[mid])
 
         def g(x, rows):
-            return f._one_minus_f(x) - s[rows] * x
+            return np.asarray(f._one_minus_f(a0 * x), dtype=float) - s[rows] * (a0 * x)
 
         x, _ = _golden_max(g, int(mid.sum()))
-        out[mid] = x
+        out[mid] = a0 * x
     return np.clip(out, 0.0, 1.0)
 
 
 def _lower_hull_eval(x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
     """Evaluate the lower convex envelope of points (x, y) (x sorted ascending) at ``at``."""
-    hull_x: list[float] = []
-    hull_y: list[float] = []
-    for xi, yi in zip(x.tolist(), y.tolist()):
-        while len(hull_x) >= 2:
-            x1, y1 = hull_x[-2], hull_y[-2]
-            x2, y2 = hull_x[-1], hull_y[-1]
-            # drop (x2, y2) if it lies on or above the segment (x1,y1)-(xi,yi)
-            if (y2 - y1) * (xi - x1) >= (yi - y1) * (x2 - x1):
-                hull_x.pop()
-                hull_y.pop()
-            else:
-                break
-        hull_x.append(xi)
-        hull_y.append(yi)
-    return np.interp(at, np.asarray(hull_x), np.asarray(hull_y))
+    hx, hy = _lower_convex_hull(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    return np.interp(at, hx, hy)
+
+
+# eps grid on which the symmetrised profile's convex hull is sampled: dense near 0 (in
+# y = -e^eps the interesting part), out to eps = 700 (e^eps still finite) and down to -60.
+_SYM_POS = np.geomspace(1e-7, 700.0, 1600)
+_SYM_GRID = np.unique(np.concatenate([-_SYM_POS[_SYM_POS <= 60.0], [0.0], _SYM_POS]))
+
+
+def _min_profiles(f: TradeOff, eps: np.ndarray, inv: TradeOff | None = None) -> np.ndarray:
+    r""":math:`\min\{\delta_f, \delta_{f^{-1}}\}` at ``eps`` (each an upper bound);
+    ``inv`` is ``f.inverse()`` when the caller has it already."""
+    inv = f.inverse() if inv is None else inv
+    with np.errstate(all="ignore"):
+        d_f = np.asarray(f._hockey(eps), dtype=float)
+        d_i = np.asarray(inv._hockey(eps), dtype=float)
+    d_f = np.clip(np.where(np.isnan(d_f), 1.0, d_f), 0.0, 1.0)
+    d_i = np.clip(np.where(np.isnan(d_i), 1.0, d_i), 0.0, 1.0)
+    return np.minimum(d_f, d_i)
+
+
+def _sym_profile_fn(f: TradeOff) -> Callable[[np.ndarray], np.ndarray]:
+    r"""The profile :math:`\delta_{f^S}` of :math:`f^S = \max\{f, f^{-1}\}` as a function.
+
+    :math:`(f^S)^* = \overline{\mathrm{co}}\,\min\{f^*, (f^{-1})^*\}` (the conjugate of a
+    max is the closed convex hull of the min of the conjugates), so in
+    :math:`y = -e^{\varepsilon}` the profile is the lower convex envelope of
+    :math:`m = \min\{\delta_f, \delta_{f^{-1}}\}` on :math:`y \le 0` (at :math:`y = 0`,
+    i.e. :math:`\varepsilon = -\infty`, both equal 1; for :math:`y > 0` both conjugates are
+    :math:`y`, which adds nothing). The hull is built once from samples of ``m`` on a fixed
+    grid (plus the losses of the atoms, where the profiles of an atomic law have their
+    kinks); the hull of upper samples lies above the true envelope, and so does
+    :math:`m(\varepsilon)` itself at a query point, so the smaller of the two is returned:
+    an upper bound (sound), exact wherever the envelope touches ``m``. Beyond the grid
+    (ε > 700) the value at ε = 700 is used (δ is non-increasing).
+    """
+    inv = f.inverse()
+    grid = _SYM_GRID
+    atoms = f._atoms()
+    if atoms is not None:
+        # the kinks of both profiles sit at the atoms' losses (+-): sampling them makes
+        # the hull exact for atomic laws
+        t = np.asarray(atoms[0], dtype=float)
+        t = t[np.isfinite(t) & (np.abs(t) <= 700.0)]
+        grid = np.unique(np.concatenate([grid, t, -t]))
+    m = _min_profiles(f, grid, inv)
+
+    def hull(grid, m):
+        ys = np.concatenate([-np.exp(grid[::-1]), [0.0]])
+        ms = np.concatenate([m[::-1], [1.0]])
+        return _lower_convex_hull(ys, ms)
+
+    hx, hy = hull(grid, m)
+    # refine twice around hull vertices that start or end a segment skipping samples
+    # (a bitangent: a corner of f^S), where the sampled hull errs by O(spacing^2)
+    for _ in range(2):
+        j = grid.size - 1 - np.searchsorted(-np.exp(grid[::-1]), hx[:-1])  # grid index
+        gapped = np.abs(np.diff(j)) > 1
+        ends = np.unique(np.concatenate([j[:-1][gapped], j[1:][gapped]]))
+        ends = ends[(ends > 0) & (ends < grid.size - 1)][:200]
+        if ends.size == 0:
+            break
+        new = np.concatenate([np.linspace(grid[k - 1], grid[k + 1], 34)[1:-1] for k in ends])
+        grid, order = np.unique(np.concatenate([grid, new]), return_index=True)
+        m = np.concatenate([m, _min_profiles(f, new, inv)])[order]
+        hx, hy = hull(grid, m)
+    jump_f = float(np.asarray(f._one_minus_f(np.zeros(1)), dtype=float)[0])
+    jump_i = float(np.asarray(inv._one_minus_f(np.zeros(1)), dtype=float)[0])
+    at_inf = min(max(jump_f, 0.0), max(jump_i, 0.0))
+
+    def profile(eps: np.ndarray) -> np.ndarray:
+        eps = np.asarray(eps, dtype=float).reshape(-1)
+        out = np.empty_like(eps)
+        fin = np.isfinite(eps)
+        if fin.any():
+            e = eps[fin]
+            hull = np.interp(-np.exp(np.minimum(e, 700.0)), hx, hy)
+            out[fin] = np.minimum(hull, _min_profiles(f, e, inv))
+        out[~fin] = at_inf  # eps = +inf: Q[L = inf] of f^S, the smaller jump at 0
+        return np.clip(out, 0.0, 1.0)
+
+    return profile
 
 
 def _symmetrized_profile(f: TradeOff, eps: np.ndarray) -> np.ndarray:
-    r"""Profile of :math:`f^S=\max\{f,f^{-1}\}` as the lower convex envelope, in
-    :math:`y=-e^{\varepsilon}`, of :math:`\min\{\delta_f, \delta_{f^{-1}}\}` (the
-    conjugate of a max is the convex hull of the min of the conjugates). Sampling the
-    envelope on a grid can only raise it, so the answer is an upper bound (sound).
-    :math:`\delta_{f^{-1}}(\varepsilon) = e^{\varepsilon}\delta_f(-\varepsilon) + 1 -
-    e^{\varepsilon}` (hockey-stick divergence with the roles of P and Q swapped).
+    r"""Profile of :math:`f^S=\max\{f,f^{-1}\}` at ``eps`` (any real, or ``inf``): an upper
+    bound, see :func:`_sym_profile_fn`. :math:`\delta_{f^{-1}}` comes from
+    ``f.inverse()._hockey`` (exact for piecewise-linear curves; for a generic
+    :class:`Inverse` a certified bound, see :func:`_numeric_hockey_inverse`).
     """
-    eps = np.asarray(eps, dtype=float)
-    fin = np.isfinite(eps)
-    top = float(np.max(eps[fin])) if fin.any() else 0.0
-    grid = np.concatenate([
-        -np.geomspace(1e-6, 60.0, 400)[::-1], [0.0], np.geomspace(1e-6, max(60.0, top + 5), 600),
-        eps[fin],
-    ])
-    grid = np.unique(grid)
-    both = np.concatenate([grid, -grid])
-    h = np.clip(f._hockey(both), 0.0, 1.0)
-    d_f = h[: grid.size]
-    d_minus = h[grid.size:]
-    with np.errstate(over="ignore", invalid="ignore"):
-        d_inv = np.exp(grid) * d_minus - np.expm1(grid)
-    d_inv = np.clip(np.where(np.isfinite(d_inv), d_inv, 1.0), 0.0, 1.0)
-    m = np.minimum(d_f, d_inv)
-    y = -np.exp(grid)
-    order = np.argsort(y)
-    # append the exact endpoint y = 0 (eps = -inf), where both profiles equal 1
-    ys = np.concatenate([y[order], [0.0]])
-    ms = np.concatenate([m[order], [1.0]])
-    out = np.empty_like(eps)
-    out[fin] = _lower_hull_eval(ys, ms, -np.exp(eps[fin]))
-    if (~fin).any():
-        # eps = +inf: delta = Q[L = inf] of f^S = min of the two jumps
-        jump_f = float(f._one_minus_f(np.zeros(1))[0])
-        jump_i = float(f.inverse()._one_minus_f(np.zeros(1))[0])
-        out[~fin] = min(jump_f, jump_i)
-    return out
+    return _sym_profile_fn(f)(np.asarray(eps, dtype=float))
+
+
+_EPS_GRID = np.concatenate([[0.0], np.geomspace(1e-7, 700.0, 1200)])
 
 
 def _generic_epsilon(delta_fn: Callable[[Any], Any], delta: np.ndarray) -> np.ndarray:
-    """Smallest eps >= 0 with delta_fn(eps) <= delta, by vectorised bisection (upper end)."""
-    delta = np.asarray(delta, dtype=float)
+    """Smallest eps >= 0 with delta_fn(eps) <= delta, vectorised.
+
+    ``delta_fn`` is an upper bound on a non-increasing profile. It is sampled once on a
+    fixed grid of ε (0 and 1e-7 ... 700, 1.4 % apart), then each bracket
+    ``(last grid point above, first grid point at or below the target)`` is refined in
+    rounds of 16 equally spaced candidates (one batched call of ``delta_fn`` per round)
+    until it is narrower than 1e-13 relative. The answer is the upper end, where
+    ``delta_fn(eps) <= delta`` was verified, so it never under-states ε; ``inf`` when no
+    finite ε achieves ``delta``.
+    """
+    delta = np.asarray(delta, dtype=float).reshape(-1)
     out = np.zeros_like(delta)
-    d0 = np.asarray(delta_fn(np.zeros(1)))[0]
-    need = delta < d0
+    if delta.size == 0:
+        return out
+
+    def call(e):
+        v = np.asarray(delta_fn(np.asarray(e, dtype=float)), dtype=float).reshape(-1)
+        return np.where(np.isnan(v), np.inf, v)
+
+    grid_d = call(_EPS_GRID)
+    need = delta < grid_d[0]
     if not need.any():
         return out
-    d_inf = float(np.asarray(delta_fn(np.array([np.inf])))[0])
+    d_inf = float(call(np.array([np.inf]))[0])
     impossible = need & (delta < d_inf)
     out[impossible] = np.inf
-    todo = need & ~impossible
-    if not todo.any():
+    todo = np.flatnonzero(need & ~impossible)
+    if todo.size == 0:
         return out
     target = delta[todo]
-    hi = np.full(target.shape, 1.0)
-    for _ in range(64):
-        bad = np.asarray(delta_fn(hi)) > target
-        if not bad.any():
+    ok = grid_d[None, :] <= target[:, None]
+    found = ok.any(axis=1)
+    first = np.argmax(ok, axis=1)
+    hi = np.where(found, _EPS_GRID[first], np.inf)
+    lo = np.where(found, _EPS_GRID[np.maximum(first - 1, 0)], _EPS_GRID[-1])
+    # beyond the grid (eps > 700): double up to eps = 2^12, then give up (inf, safe)
+    far = ~found
+    if far.any():
+        h = np.full(int(far.sum()), 1400.0)
+        for _ in range(3):
+            bad = call(h) > target[far]
+            h = np.where(bad, 2.0 * h, h)
+        good = call(h) <= target[far]
+        hi[far] = np.where(good, h, np.inf)
+        lo[far] = np.where(good, h / 2.0, np.inf)
+    steps = np.linspace(0.0, 1.0, 17)[1:]
+    for _ in range(12):
+        act = np.isfinite(hi) & (hi - lo > 1e-13 * hi + 1e-300)
+        if not act.any():
             break
-        hi = np.where(bad, hi * 2.0, hi)
-    still = np.asarray(delta_fn(hi)) > target
-    hi = np.where(still, np.inf, hi)
-    lo = np.zeros_like(hi)
-    finite = np.isfinite(hi)
-    res = hi.copy()
-    if finite.any():
-        tgt = target[finite]
-        _, h = bisect_bracket(lambda e: np.asarray(delta_fn(e)) <= tgt,
-                              lo[finite], hi[finite], rtol=1e-14, xtol=1e-15)
-        res[finite] = h
-    out[todo] = res
+        cand = lo[act, None] + (hi[act] - lo[act])[:, None] * steps[None, :]
+        cand[:, -1] = hi[act]
+        good = call(cand.ravel()).reshape(cand.shape) <= target[act, None]
+        any_good = good.any(axis=1)  # the last candidate is hi, verified before
+        k = np.argmax(good, axis=1)
+        rows = np.arange(cand.shape[0])
+        new_hi = np.where(any_good, cand[rows, k], hi[act])
+        new_lo = np.where(any_good & (k > 0), cand[rows, np.maximum(k - 1, 0)], lo[act])
+        new_lo = np.where(any_good, new_lo, hi[act])  # no progress possible: stop
+        hi[act], lo[act] = new_hi, new_lo
+    out[todo] = hi
     return out
 
 
@@ -625,14 +860,24 @@ class PiecewiseLinear(TradeOff):
         return t, np.clip(d, 0.0, 1.0)
 
     def _hockey(self, eps):
-        eps = np.asarray(eps, dtype=float)
-        # max over the vertices of the concave function 1 - e^eps x - f(x)
+        # the concave function 1 - e^eps x - f(x) peaks at the vertex where the slope of f
+        # crosses -e^eps: after the segments whose loss log(dbeta/dalpha) exceeds eps
+        eps = np.asarray(eps, dtype=float).reshape(-1)
+        a, b = self.alpha, self.beta
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loss = np.log(-np.diff(b)) - np.log(np.diff(a))
+        loss = np.where(np.isnan(loss), -np.inf, loss)
+        # convexity makes `loss` non-increasing; enforce it against rounding
+        loss = np.minimum.accumulate(loss)
+        k = np.searchsorted(-loss, -eps, side="left")  # number of segments with loss > eps
+        best = np.full(eps.shape, -np.inf)
         with np.errstate(over="ignore", invalid="ignore"):
-            s = np.exp(eps)[:, None]
-            vals = (1.0 - self.beta)[None, :] - s * self.alpha[None, :]
-            vals = np.where(np.isnan(vals), -np.inf, vals)
-        out = vals.max(axis=1)
-        return np.where(np.isposinf(eps), 1.0 - self.beta[0], out)
+            s = np.exp(eps)
+            for off in (-1, 0, 1):
+                j = np.clip(k + off, 0, a.size - 1)
+                v = (1.0 - b[j]) - np.where(a[j] > 0, s * a[j], 0.0)
+                best = np.maximum(best, np.where(np.isnan(v), -np.inf, v))
+        return np.where(np.isposinf(eps), 1.0 - b[0], best)
 
     def _loss_sf(self, t):
         loss, p, _ = self._atoms()
@@ -658,6 +903,9 @@ class PiecewiseLinear(TradeOff):
 
 
 def _inv_label(name: str) -> str:
+    """Label of the inverse: ``h`` -> ``{h}^{-1}`` -> ``h``."""
+    if name.startswith("{") and name.endswith("}^{-1}"):
+        return name[1: -len("}^{-1}")]
     if name.endswith("^{-1}"):
         return name[: -len("^{-1}")]
     return "{" + name + "}^{-1}"
@@ -690,8 +938,10 @@ def _lower_convex_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nda
     """Vertices of the largest convex minorant of the points (a, b), a sorted."""
     ha: list[float] = []
     hb: list[float] = []
-    for x, y in zip(a.tolist(), b.tolist()):
-        while len(ha) >= 2 and (hb[-1] - hb[-2]) * (x - ha[-2]) >= (y - hb[-2]) * (ha[-1] - ha[-2]):
+    for x, y in zip(a.tolist(), b.tolist(), strict=True):
+        # drop the last vertex while it lies on or above the chord to the new point
+        while len(ha) >= 2 and ((hb[-1] - hb[-2]) * (x - ha[-2])
+                                >= (y - hb[-2]) * (ha[-1] - ha[-2])):
             ha.pop()
             hb.pop()
         ha.append(x)
@@ -706,15 +956,27 @@ def from_curve(alpha: Any, beta: Any, *, repair: bool = False,
     Parameters
     ----------
     alpha, beta : array_like
-        Points :math:`(\alpha_i, \beta_i)` in :math:`[0,1]^2`. Missing ends are filled
-        soundly: :math:`(1, 0)` is appended; if :math:`\alpha = 0` is absent the first
-        segment is extended to it (lower, hence safe).
+        Points :math:`(\alpha_i, \beta_i)` in :math:`[0,1]^2`, in any order. The curve is
+        the linear interpolation of the points: exactly :math:`T(P, Q)` of a pair of
+        discrete distributions (MATH.md §1). Missing ends are filled: :math:`(1, 0)` is
+        appended (every trade-off function has :math:`f(1) = 0`); if :math:`\alpha = 0`
+        is absent the first segment is extended to it (the lowest convex continuation,
+        hence safe).
     repair : bool
-        Non-convex input raises ``ValueError`` naming the first offending point unless
-        ``repair=True``, which replaces the points by their largest convex minorant
-        (a lower curve, so the guarantee only weakens) and says so with a warning.
+        Input that is not a trade-off function (a repeated α with different β, β rising,
+        or a slope that decreases) raises ``ValueError`` naming the first offending point
+        unless ``repair=True``, which replaces the points by their largest convex
+        non-increasing minorant (a lower curve, so the guarantee only weakens) and says so
+        with a ``UserWarning``. Points above the identity (:math:`\beta > 1-\alpha`)
+        always raise.
     name : str
         Label for plots.
+
+    Notes
+    -----
+    If the points are samples of a smooth convex curve, the interpolant lies *above* that
+    curve between the samples (chords of a convex function lie above it); sample densely,
+    or pass points of a lower bound.
 
     Examples
     --------
@@ -726,60 +988,72 @@ def from_curve(alpha: Any, beta: Any, *, repair: bool = False,
     a = as_probability_array("alpha", alpha).reshape(-1)
     b = as_probability_array("beta", beta).reshape(-1)
     if a.size != b.size:
-        raise ValueError(f"`alpha` and `beta` must have the same length; got {a.size} and {b.size}")
+        raise ValueError(f"`alpha` and `beta` must have the same length; got {a.size} and "
+                         f"{b.size}")
     if a.size < 1:
         raise ValueError("`alpha` must hold at least one point; got an empty array")
-    order = np.argsort(a, kind="stable")
+    if not isinstance(repair, bool | np.bool_):
+        raise TypeError(f"`repair` must be True or False; got repair={repair!r}")
+    order = np.lexsort((-b, a))  # by alpha, the larger beta first
     a, b = a[order], b[order]
-    if np.any(np.diff(a) == 0):
-        i = int(np.flatnonzero(np.diff(a) == 0)[0])
-        if b[i] != b[i + 1] and not repair:
-            raise ValueError(
-                f"`alpha` has repeated value {a[i]!r} with different beta values; a "
-                "function takes one value per alpha (pass repair=True to keep the lower)")
     above = b > 1.0 - a + 1e-12
     if above.any():
         i = int(np.flatnonzero(above)[0])
         raise ValueError(
             "`beta` must satisfy beta <= 1 - alpha (a trade-off function lies below the "
-            f"identity); got beta={b[i]!r} at alpha={a[i]!r}")
-    if np.any(np.diff(b) > 0):
-        i = int(np.flatnonzero(np.diff(b) > 0)[0])
+            f"identity); got beta={float(b[i])!r} at alpha={float(a[i])!r}")
+    problems = []
+    dup = np.flatnonzero((np.diff(a) == 0) & (np.diff(b) != 0))
+    if dup.size:
+        i = int(dup[0])
+        if not repair:
+            raise ValueError(
+                f"`alpha` has repeated value {float(a[i])!r} with different beta values; a "
+                "function takes one value per alpha (pass repair=True to keep the lower)")
+        problems.append(f"repeated alpha={float(a[i])!r}")
+    # one (the smallest) beta per alpha
+    uniq, first = np.unique(a, return_index=True)
+    bb = np.minimum.reduceat(b, first)
+    rise = np.flatnonzero(np.diff(bb) > 0)
+    if rise.size:
+        i = int(rise[0])
         if not repair:
             raise ValueError(
                 "`beta` must be non-increasing in alpha; it rises from "
-                f"{b[i]!r} to {b[i + 1]!r} between alpha={a[i]!r} and alpha={a[i + 1]!r} "
-                "(pass repair=True to take the largest convex minorant)")
-    if a[0] > 0 and a.size >= 2 and a[1] > a[0]:
-        slope = (b[1] - b[0]) / (a[1] - a[0])
-        b0 = b[0] - slope * a[0]
+                f"{float(bb[i])!r} to {float(bb[i + 1])!r} between alpha={float(uniq[i])!r} "
+                f"and alpha={float(uniq[i + 1])!r} (pass repair=True to take the largest "
+                "convex minorant)")
+        problems.append(f"beta rises after alpha={float(uniq[i])!r}")
+        bb = np.minimum.accumulate(bb)  # the running minimum lies below the input
+    if uniq[-1] < 1.0:
+        uniq = np.concatenate([uniq, [1.0]])
+        bb = np.concatenate([bb, [0.0]])
+    if uniq[0] > 0 and uniq.size >= 2:
+        slope = (bb[1] - bb[0]) / (uniq[1] - uniq[0])
+        b0 = bb[0] - slope * uniq[0]
         if b0 > 1.0 + 1e-12:
             raise ValueError(
                 "`alpha` must start at 0, or the first segment extended to alpha=0 must stay "
-                f"<= 1; it reaches {b0!r}")
-        a = np.concatenate([[0.0], a])
-        b = np.concatenate([[min(b0, 1.0)], b])
-    if a[-1] < 1.0:
-        a = np.concatenate([a, [1.0]])
-        b = np.concatenate([b, [0.0]])
-    # convexity: slopes must be non-decreasing
-    uniq, first = np.unique(a, return_index=True)
-    bb = np.minimum.reduceat(b, first)
-    slopes = np.diff(bb) / np.diff(uniq)
-    viol = np.flatnonzero(np.diff(slopes) < -1e-9 * (1 + np.abs(slopes[:-1])))
-    if viol.size and not repair:
-        i = int(viol[0]) + 1
-        raise ValueError(
-            "the curve must be convex; the slope decreases at the point "
-            f"(alpha={uniq[i]!r}, beta={bb[i]!r}) (pass repair=True to take the largest "
-            "convex minorant, a lower and hence safe curve)")
-    if repair and (viol.size or np.any(np.diff(b) > 0)):
-        import warnings
-
-        warnings.warn("from_curve: input was not a trade-off function; replaced by its largest "
-                      "convex non-increasing minorant (a lower, safe curve)", stacklevel=2)
-        # non-increasing: running minimum from the left is below the input
-        bb = np.minimum.accumulate(bb)
+                f"<= 1; it reaches {float(b0)!r}")
+        uniq = np.concatenate([[0.0], uniq])
+        bb = np.concatenate([[min(float(b0), 1.0)], bb])
+    # convexity: slopes must be non-decreasing (relative slack for float noise only)
+    if uniq.size >= 3:
+        slopes = np.diff(bb) / np.diff(uniq)
+        viol = np.flatnonzero(
+            np.diff(slopes) < -1e-9 * (1.0 + np.abs(slopes[:-1]) + np.abs(slopes[1:])))
+        if viol.size:
+            i = int(viol[0]) + 1
+            if not repair:
+                raise ValueError(
+                    "the curve must be convex; the slope decreases at the point "
+                    f"(alpha={float(uniq[i])!r}, beta={float(bb[i])!r}) (pass repair=True to "
+                    "take the largest convex minorant, a lower and hence safe curve)")
+            problems.append(f"not convex at alpha={float(uniq[i])!r}")
+    if problems:
+        warnings.warn("from_curve: the points are not a trade-off function ("
+                      + "; ".join(problems) + "); replaced by their largest convex "
+                      "non-increasing minorant (a lower, safe curve)", UserWarning, stacklevel=2)
     return _make_piecewise(uniq, bb, name=name)
 
 
@@ -788,14 +1062,20 @@ def from_distributions(P: Any, Q: Any, *, n_grid: int = 20001,
     r"""The trade-off function :math:`T(P, Q)` of two distributions.
 
     * Two discrete pmfs (array_like of equal length, non-negative, each summing to 1):
-      exact, by Neyman–Pearson (sort outcomes by likelihood ratio :math:`q_i/p_i`).
+      exact, by Neyman–Pearson (reject outcomes in decreasing order of the likelihood
+      ratio :math:`q_i/p_i`; outcomes with :math:`p_i = 0 < q_i` first, giving
+      :math:`f(0) = 1 - Q[p = 0]`).
     * Two frozen 1-D ``scipy.stats`` continuous distributions: numeric. The line is cut
-      into ``n_grid`` cells of equal P-and-Q mixture probability; the cell masses are
-      exact (CDF differences). Returns a :class:`Bracketed` curve whose ``lower`` splits
-      each cell into two atoms at the extreme likelihood ratios seen at the cell's ends
-      and midpoint (a more informative pair, hence a lower curve; rigorous when the
-      log-likelihood ratio is monotone on each cell) and whose ``upper`` is the coarsened
-      pair (a post-processing, hence an upper curve). Calling it gives the lower curve.
+      at ``n_grid`` quantiles of each distribution plus log-spaced tail quantiles down to
+      probability 1e-300; the cell masses are exact CDF (or survival-function)
+      differences. Returns a :class:`Bracketed` curve whose ``upper`` is the coarsened
+      pair (a post-processing of (P, Q), hence above the truth) and whose ``lower`` splits
+      each cell into two atoms at the extreme likelihood ratios of the cell (a pair of
+      which (P, Q) is a post-processing, hence below the truth). The extreme ratios are
+      taken at the cell's ends and midpoint, which is rigorous when the log-likelihood
+      ratio is monotone on each cell (location families with monotone likelihood ratio:
+      normal, Laplace, logistic, ...); the two unbounded end cells are split at ratio 0
+      and :math:`\infty`. Calling it gives the lower curve.
 
     Examples
     --------
@@ -803,9 +1083,21 @@ def from_distributions(P: Any, Q: Any, *, n_grid: int = 20001,
     >>> f = gdp.from_distributions([0.5, 0.5], [0.25, 0.75])
     >>> f(0.5)
     0.25
+    >>> from scipy import stats
+    >>> h = gdp.from_distributions(stats.norm(0, 1), stats.norm(1, 1))
+    >>> float(h.gap(0.05)) < 1e-6
+    True
     """
-    if hasattr(P, "cdf") and hasattr(Q, "cdf") and hasattr(P, "ppf"):
+    cont = [all(hasattr(D, m) for m in ("cdf", "sf", "ppf", "isf", "logpdf")) for D in (P, Q)]
+    if any(hasattr(D, "pmf") for D in (P, Q)):
+        raise TypeError("`P` and `Q` must be two arrays of probabilities (pmfs) or two frozen "
+                        "scipy.stats continuous distributions; for a scipy discrete "
+                        "distribution pass its pmf on the common support as an array")
+    if all(cont):
         return _from_continuous(P, Q, n_grid=check_int("n_grid", n_grid, lo=10), name=name)
+    if any(cont):
+        raise TypeError("`P` and `Q` must be of the same kind: two pmfs (arrays) or two "
+                        "frozen scipy.stats continuous distributions")
     p = as_real_array("P", P, lo=0.0).reshape(-1)
     q = as_real_array("Q", Q, lo=0.0).reshape(-1)
     if p.size != q.size or p.size == 0:
@@ -814,7 +1106,7 @@ def from_distributions(P: Any, Q: Any, *, n_grid: int = 20001,
     for nm, v in (("P", p), ("Q", q)):
         if abs(v.sum() - 1.0) > 1e-9:
             raise ValueError(f"`{nm}` must sum to 1 (a probability mass function); got sum "
-                             f"{v.sum()!r}")
+                             f"{float(v.sum())!r}")
     p = p / p.sum()
     q = q / q.sum()
     return _piecewise_from_atoms(p, q, name=name)
@@ -822,63 +1114,84 @@ def from_distributions(P: Any, Q: Any, *, n_grid: int = 20001,
 
 def _piecewise_from_atoms(p: np.ndarray, q: np.ndarray, *, name: str) -> PiecewiseLinear:
     """Neyman–Pearson curve of two pmfs: reject outcomes in decreasing order of q/p."""
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         loss = np.where(p > 0, np.log(q) - np.log(p), np.inf)
     loss = np.where((p == 0) & (q == 0), -np.inf, loss)
     order = np.argsort(-loss, kind="stable")
     pa = np.concatenate([[0.0], np.cumsum(p[order])])
     qb = np.concatenate([[0.0], np.cumsum(q[order])])
-    # merge equal losses (ties give one segment); np.unique on the cumulative points
     alpha = np.minimum(pa, 1.0)
     beta = np.maximum(1.0 - qb, 0.0)
-    symmetric = bool(np.allclose(np.sort(p), np.sort(q)) and _is_sym_pairs(p, q))
-    return _make_piecewise(alpha, beta, name=name, symmetric=symmetric)
+    return _make_piecewise(alpha, beta, name=name, symmetric=_is_sym_pairs(p, q))
 
 
 def _is_sym_pairs(p: np.ndarray, q: np.ndarray) -> bool:
     """True when (q, p) is a relabelling of (p, q), i.e. T(P,Q) = T(Q,P)."""
-    a = sorted(zip(p.tolist(), q.tolist()))
-    b = sorted(zip(q.tolist(), p.tolist()))
-    return all(abs(x[0] - y[0]) <= 1e-15 and abs(x[1] - y[1]) <= 1e-15 for x, y in zip(a, b))
+    keep = (p > 0) | (q > 0)
+    a = sorted(zip(p[keep].tolist(), q[keep].tolist(), strict=True))
+    b = sorted(zip(q[keep].tolist(), p[keep].tolist(), strict=True))
+    return all(abs(x[0] - y[0]) <= 1e-15 and abs(x[1] - y[1]) <= 1e-15
+               for x, y in zip(a, b, strict=True))
+
+
+def _cell_masses(D: Any, edges: np.ndarray) -> np.ndarray:
+    """Probabilities of the cells between ``edges``: CDF differences in the lower half, survival
+    function differences in the upper half (no cancellation in either tail)."""
+    with np.errstate(all="ignore"):
+        c = np.asarray(D.cdf(edges), dtype=float)
+        s = np.asarray(D.sf(edges), dtype=float)
+    low = c[1:] - c[:-1]
+    high = s[:-1] - s[1:]
+    return np.clip(np.where(c[1:] > 0.5, high, low), 0.0, None)
 
 
 def _from_continuous(P: Any, Q: Any, *, n_grid: int, name: str) -> Bracketed:
     u = np.linspace(0.0, 1.0, n_grid + 1)[1:-1]
-    xs = np.unique(np.concatenate([P.ppf(u), Q.ppf(u)]))
+    # tails: 30 cuts per decade down to probability 1e-20 (where small deltas live),
+    # 2 per decade below
+    tail = np.concatenate([np.geomspace(1e-300, 1e-20, 561),
+                           np.geomspace(1e-20, 0.5 / n_grid, 30 * 16)])
+    with np.errstate(all="ignore"):
+        cuts = [D.ppf(u) for D in (P, Q)] + [D.ppf(tail) for D in (P, Q)] \
+            + [D.isf(tail) for D in (P, Q)]
+    xs = np.unique(np.concatenate([np.asarray(c, dtype=float) for c in cuts]))
     xs = xs[np.isfinite(xs)]
     edges = np.concatenate([[-np.inf], xs, [np.inf]])
-    pc = np.diff(P.cdf(edges))
-    qc = np.diff(Q.cdf(edges))
-    pc = np.clip(pc, 0.0, None)
-    qc = np.clip(qc, 0.0, None)
+    pc = _cell_masses(P, edges)
+    qc = _cell_masses(Q, edges)
     upper = _piecewise_from_atoms(pc / pc.sum(), qc / qc.sum(), name=name)
-    # likelihood ratio at cell ends and midpoints
-    lo_e = edges[:-1]
-    hi_e = edges[1:]
-    mid = np.where(np.isfinite(lo_e) & np.isfinite(hi_e), 0.5 * (lo_e + hi_e),
-                   np.where(np.isfinite(lo_e), lo_e + 1.0, hi_e - 1.0))
+    # extreme likelihood ratios of each cell, from its finite ends and midpoint
+    lo_e, hi_e = edges[:-1], edges[1:]
+    both = np.isfinite(lo_e) & np.isfinite(hi_e)
+    mid = np.where(both, 0.5 * (np.where(both, lo_e, 0) + np.where(both, hi_e, 0)),
+                   np.where(np.isfinite(lo_e), lo_e, hi_e))
     with np.errstate(all="ignore"):
-        def llr(x):
-            return Q.logpdf(x) - P.logpdf(x)
-
-        cand = np.stack([llr(np.where(np.isfinite(lo_e), lo_e, mid)), llr(mid),
-                         llr(np.where(np.isfinite(hi_e), hi_e, mid))])
-    cand = np.where(np.isnan(cand), 0.0, cand)
-    r_lo = np.exp(np.min(cand, axis=0))
-    r_hi = np.exp(np.max(cand, axis=0))
-    ratio = np.divide(qc, pc, out=np.full_like(qc, np.inf), where=pc > 0)
-    r_lo = np.minimum(r_lo, ratio)
-    r_hi = np.maximum(r_hi, ratio)
-    # split p = a + b, q = a r_hi + b r_lo
+        pts = np.stack([np.where(np.isfinite(lo_e), lo_e, mid), mid,
+                        np.where(np.isfinite(hi_e), hi_e, mid)])
+        llr = np.asarray(Q.logpdf(pts), dtype=float) - np.asarray(P.logpdf(pts), dtype=float)
+        ratio = np.where(pc > 0, qc / np.where(pc > 0, pc, 1.0), np.inf)
+    with np.errstate(divide="ignore"):
+        llr = np.where(np.isnan(llr), np.log(np.where(np.isfinite(ratio), ratio, 1.0)), llr)
+    with np.errstate(over="ignore"):
+        r_lo = np.minimum(np.exp(llr.min(axis=0)), ratio)
+        r_hi = np.maximum(np.exp(llr.max(axis=0)), ratio)
+    # the two unbounded cells (mass <= 1e-300): the ratio's limits are unknown, so take
+    # the extremes (all their P-mass at loss -inf, all their Q-mass at +inf)
+    r_lo[[0, -1]] = 0.0
+    r_hi[[0, -1]] = np.inf
+    # split the cell: P-mass p_hi at ratio r_hi and pc - p_hi at r_lo, with the Q-masses
+    # adding up to qc; (P, Q) on the cell is a post-processing of this two-atom pair
+    inf_hi = np.isinf(r_hi)
     with np.errstate(all="ignore"):
-        a_hi = np.where(r_hi > r_lo, (qc - pc * r_lo) / (r_hi - r_lo), pc)
-    a_hi = np.clip(np.nan_to_num(a_hi, nan=0.0), 0.0, pc)
-    b_lo = pc - a_hi
-    q_hi = np.where(np.isfinite(r_hi), a_hi * r_hi, 0.0)
-    q_lo = qc - q_hi
-    q_lo = np.clip(q_lo, 0.0, None)
-    p2 = np.concatenate([a_hi, b_lo])
-    q2 = np.concatenate([q_hi, q_lo])
+        p_hi = np.where(r_hi > r_lo, (qc - pc * r_lo) / (r_hi - r_lo), pc)
+    p_hi = np.clip(np.where(inf_hi | np.isnan(p_hi), 0.0, p_hi), 0.0, pc)
+    with np.errstate(invalid="ignore"):
+        q_hi = np.where(inf_hi, qc - pc * np.where(inf_hi, r_lo, 0.0), p_hi * r_hi)
+    q_hi = np.clip(np.where(np.isnan(q_hi), qc, q_hi), 0.0, qc)
+    p2 = np.concatenate([p_hi, pc - p_hi])
+    q2 = np.concatenate([q_hi, qc - q_hi])
     lower = _piecewise_from_atoms(p2 / p2.sum(), q2 / q2.sum(), name=name)
     return Bracketed(lower=lower, upper=upper, name=name)
 
@@ -887,9 +1200,10 @@ def from_privacy_profile(eps: Any, delta: Any, *, name: str = "f") -> PiecewiseL
     r"""The trade-off function of a mechanism known to be :math:`(\varepsilon_i,
     \delta_i)`-DP for every ``i``: :math:`\sup_i f_{\varepsilon_i,\delta_i}` (DRS Prop. 2.12).
 
-    A piecewise-linear convex function: the upper envelope of the lines
+    A symmetric piecewise-linear convex function: the upper envelope of the lines
     :math:`1-\delta_i-e^{\varepsilon_i}\alpha` and
-    :math:`e^{-\varepsilon_i}(1-\delta_i-\alpha)` and 0.
+    :math:`e^{-\varepsilon_i}(1-\delta_i-\alpha)` and 0, computed exactly (convex-hull
+    trick on the lines). ``eps`` and ``delta`` broadcast against each other.
 
     Examples
     --------
@@ -900,10 +1214,15 @@ def from_privacy_profile(eps: Any, delta: Any, *, name: str = "f") -> PiecewiseL
     """
     e = as_real_array("eps", eps, lo=0.0).reshape(-1)
     d = as_probability_array("delta", delta).reshape(-1)
-    e, d = np.broadcast_arrays(e, d)
-    if e.size == 0:
+    if e.size == 0 or d.size == 0:
         raise ValueError("`eps` must hold at least one value; got an empty array")
-    slopes = np.concatenate([np.exp(e), np.exp(-e)])
+    try:
+        e, d = np.broadcast_arrays(e, d)
+    except ValueError:
+        raise ValueError(f"`eps` and `delta` must have the same length (or one of them "
+                         f"length 1); got {e.size} and {d.size}") from None
+    with np.errstate(over="ignore"):
+        slopes = np.concatenate([np.exp(e), np.exp(-e)])
     icpt = np.concatenate([1.0 - d, np.exp(-e) * (1.0 - d)])
     a, b = _upper_envelope(slopes, icpt)
     return PiecewiseLinear(alpha=a, beta=b, name=name, symmetric=True)
@@ -911,23 +1230,48 @@ def from_privacy_profile(eps: Any, delta: Any, *, name: str = "f") -> PiecewiseL
 
 def _upper_envelope(slopes: np.ndarray, icpt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""Vertices on [0, 1] of :math:`\max(0, \max_j c_j - s_j\alpha)` (lines with
-    :math:`s_j>0`)."""
-    cand = [0.0, 1.0]
-    cand.extend((icpt / slopes).tolist())
-    # breakpoints: intersections of lines adjacent in the envelope; O(n^2) is fine for
-    # the few hundred lines a privacy profile holds, and exact.
-    n = slopes.size
-    if n <= 400:
-        si = slopes[:, None] - slopes[None, :]
-        ci = icpt[:, None] - icpt[None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            x = ci / si
-        cand.extend(x[np.isfinite(x)].ravel().tolist())
-    else:
-        cand.extend(np.linspace(0, 1, 20001).tolist())
-    xs = np.unique(np.clip(np.asarray(cand), 0.0, 1.0))
-    ys = np.maximum(0.0, np.max(icpt[None, :] - slopes[None, :] * xs[:, None], axis=1))
-    ys = np.minimum(ys, 1.0 - xs)
+    :math:`s_j > 0`), exactly, by the convex-hull trick: sort the lines by slope, keep
+    those on the upper envelope, and intersect neighbours. Lines with an infinite slope
+    only touch α = 0 and are dropped (a lower, hence safe, curve).
+    """
+    s = np.asarray(slopes, dtype=float).reshape(-1)
+    c = np.asarray(icpt, dtype=float).reshape(-1)
+    keep = np.isfinite(s) & np.isfinite(c)
+    m, c = -s[keep], c[keep]  # lines y = m x + c
+    if m.size == 0:
+        return np.array([0.0, 1.0]), np.array([0.0, 0.0])
+    order = np.lexsort((c, m))  # by slope, then intercept
+    m, c = m[order], c[order]
+    last = np.concatenate([m[1:] != m[:-1], [True]])  # largest intercept per slope
+    m, c = m[last], c[last]
+    hm: list[float] = []
+    hc: list[float] = []
+    for mi, ci in zip(m.tolist(), c.tolist(), strict=True):
+        while len(hm) >= 2:
+            # drop the middle line when the new one overtakes the first before it does
+            x12 = (hc[-2] - hc[-1]) / (hm[-1] - hm[-2])
+            x13 = (hc[-2] - ci) / (mi - hm[-2])
+            if x13 <= x12:
+                hm.pop()
+                hc.pop()
+            else:
+                break
+        hm.append(mi)
+        hc.append(ci)
+    hm_a, hc_a = np.asarray(hm), np.asarray(hc)
+    # breakpoints (increasing in x); line k is active on [x_{k-1}, x_k]
+    bx = (hc_a[:-1] - hc_a[1:]) / (hm_a[1:] - hm_a[:-1])
+    xs = np.unique(np.concatenate([[0.0, 1.0], bx[(bx > 0) & (bx < 1)]]))
+    k = np.searchsorted(bx, xs, side="left")
+    ys = hm_a[k] * xs + hc_a[k]
+    # max with 0: insert the zero crossing of the (convex, non-increasing) envelope
+    neg = np.flatnonzero(ys <= 0)
+    if neg.size and neg[0] > 0 and ys[neg[0]] < 0:
+        i = int(neg[0])
+        x0 = xs[i - 1] + ys[i - 1] * (xs[i] - xs[i - 1]) / (ys[i - 1] - ys[i])
+        xs = np.insert(xs, i, x0)
+        ys = np.insert(ys, i, 0.0)
+    ys = np.minimum(np.maximum(ys, 0.0), 1.0 - xs)
     return _lower_convex_hull(xs, ys)
 
 
@@ -951,19 +1295,32 @@ class Callable1D(TradeOff):
         return self.name
 
     def _f(self, alpha):
+        alpha = np.asarray(alpha, dtype=float)
         out = np.asarray(self.fn(alpha), dtype=float)
-        return np.broadcast_to(out, np.shape(alpha)).copy()
+        out = np.broadcast_to(out, alpha.shape)
+        # the checked function may stray from [0, 1 - alpha] by float noise: lower is safe
+        return np.clip(np.where(np.isnan(out), 0.0, out), 0.0, 1.0 - alpha)
 
 
 def from_callable(fn: Callable[[Any], Any], *, name: str = "f", symmetric: bool = False,
                   n_check: int = 4001, tol: float = 1e-9) -> Callable1D:
     r"""Wrap a user's function as a :class:`TradeOff`, after checking it is one.
 
-    The function is evaluated on a grid of ``n_check`` points plus log-spaced tails and
-    must be: finite in [0, 1]; non-increasing; at most :math:`1-\alpha`; convex (second
-    differences :math:`\ge -\text{tol}`); continuous on (0, 1] with :math:`f(1)=0`. The
-    ``ValueError`` names the violated property and where. It must accept numpy arrays.
-    ``symmetric=True`` declares :math:`f = f^{-1}` (checked on the grid).
+    The function must accept a numpy array of α and return an array of the same shape.
+    It is evaluated on a grid of ``n_check`` points plus log-spaced tails and must be, in
+    this order of checking: finite; within [0, 1]; :math:`f(1) = 0`; at most
+    :math:`1-\alpha`; non-increasing; convex (slopes non-decreasing). ``tol`` is the
+    absolute slack of the value checks and the relative slack of the slope check (on top
+    of float rounding). The ``ValueError`` names the violated property and the first α
+    where it fails. ``symmetric=True`` declares :math:`f = f^{-1}` (checked on a grid),
+    which makes :meth:`TradeOff.delta` use the one-order profile.
+
+    Notes
+    -----
+    A grid check cannot prove convexity or continuity at 0 (a jump :math:`f(0) >
+    f(0^+)` is convex); the wrapped curve is clipped to :math:`[0, 1-\alpha]` (a lower,
+    safe curve) and numeric answers (``delta``, ``epsilon``) come from the generic
+    certified paths.
 
     Examples
     --------
@@ -971,30 +1328,37 @@ def from_callable(fn: Callable[[Any], Any], *, name: str = "f", symmetric: bool 
     >>> f = gdp.from_callable(lambda a: (1 - a) ** 2)
     >>> f(0.5)
     0.25
-    >>> gdp.from_callable(lambda a: 1 - a ** 2)
+    >>> gdp.from_callable(lambda a: np.minimum(0.5 - 0.25 * a, 1 - a))
     Traceback (most recent call last):
     ...
-    ValueError: `fn` is not convex: ...
+    ValueError: `fn` is not convex: its slope decreases at alpha=0.6665
     """
     if not callable(fn):
         raise TypeError(f"`fn` must be callable; got fn={fn!r}")
     n_check = check_int("n_check", n_check, lo=11)
-    x = np.unique(np.concatenate([np.linspace(0, 1, n_check), np.logspace(-12, -1, 100),
-                                  1 - np.logspace(-12, -1, 100)]))
+    tol = check_real("tol", tol, lo=0.0)
+    tails = np.logspace(-12, -1, 100)
+    x = np.unique(np.concatenate([np.linspace(0, 1, n_check), tails, 1 - tails]))
     try:
-        y = np.asarray(fn(x), dtype=float)
-    except Exception as exc:
-        raise TypeError(f"`fn` must accept a numpy array of alphas; calling it failed: {exc}") \
-            from exc
-    if y.shape != x.shape:
+        with np.errstate(all="ignore"):
+            y = np.asarray(fn(x), dtype=float)
         y = np.broadcast_to(y, x.shape)
-    where = lambda m: f"alpha={float(x[np.flatnonzero(m)[0]])!r}"  # noqa: E731
+    except Exception as exc:
+        raise TypeError("`fn` must accept a numpy array of alphas and return numbers of the "
+                        f"same shape; calling it failed: {exc}") from exc
+
+    def where(mask: np.ndarray) -> str:
+        return f"alpha={float(x[np.flatnonzero(mask)[0]])!r}"
+
     if not np.all(np.isfinite(y)):
         raise ValueError(f"`fn` must return finite values on [0, 1]; not finite at "
                          f"{where(~np.isfinite(y))}")
     if np.any((y < -tol) | (y > 1 + tol)):
         raise ValueError(f"`fn` must map into [0, 1]; got a value outside at "
                          f"{where((y < -tol) | (y > 1 + tol))}")
+    if abs(y[-1]) > tol:
+        raise ValueError(f"`fn` must satisfy f(1) = 0 (every trade-off function does); "
+                         f"got f(1)={float(y[-1])!r}")
     if np.any(y > 1 - x + tol):
         raise ValueError(f"`fn` must satisfy f(alpha) <= 1 - alpha; violated at "
                          f"{where(y > 1 - x + tol)}")
@@ -1002,23 +1366,26 @@ def from_callable(fn: Callable[[Any], Any], *, name: str = "f", symmetric: bool 
     if np.any(dy > tol):
         raise ValueError(f"`fn` must be non-increasing; it increases after "
                          f"{where(np.concatenate([dy > tol, [False]]))}")
-    slopes = dy / np.diff(x)
+    h = np.diff(x)
+    slopes = dy / h
+    # rounding of y (a few ulps of the function's scale, <= 1: intermediate values of an
+    # evaluation can be that large even where y is tiny) perturbs a slope by ~noise
+    noise = 8.0 * np.finfo(float).eps * max(float(np.max(np.abs(y))), 1e-300) / h
     ds = np.diff(slopes)
-    bad = ds < -tol * np.maximum(1.0, np.abs(slopes[:-1])) * 1e3
-    # relative slack for float noise in tiny tail cells
+    slack = noise[:-1] + noise[1:] + tol * np.maximum(1.0, np.maximum(np.abs(slopes[:-1]),
+                                                                       np.abs(slopes[1:])))
+    bad = ds < -slack
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0]) + 1
         raise ValueError(f"`fn` is not convex: its slope decreases at alpha={float(x[i])!r}")
-    if abs(y[-1]) > tol:
-        raise ValueError(f"`fn` must satisfy f(1) = 0 (continuity of a trade-off function); "
-                         f"got f(1)={float(y[-1])!r}")
     if symmetric:
         g = Callable1D(fn=fn, name=name, symmetric=False)
-        inv = Inverse(g)
         xi = np.linspace(0, 1, 201)
-        if np.max(np.abs(inv._f(xi) - g._f(xi))) > 1e-6:
-            raise ValueError("`fn` was declared symmetric but f != f^{-1} on a grid")
-    return Callable1D(fn=fn, name=name, symmetric=symmetric)
+        gap = np.abs(Inverse(g)._f(xi) - g._f(xi))
+        if np.max(gap) > 1e-6:
+            raise ValueError("`fn` was declared symmetric but f != f^{-1}: they differ by "
+                             f"{float(np.max(gap)):.3g} at alpha={float(xi[np.argmax(gap)])!r}")
+    return Callable1D(fn=fn, name=name, symmetric=bool(symmetric))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -1026,8 +1393,11 @@ class Inverse(TradeOff):
     r""":math:`f^{-1}(\alpha)=\inf\{t\in[0,1]: f(t)\le\alpha\}`, i.e. :math:`T(Q,P)`.
 
     Computed by bisection on :math:`f`, returning the lower end of the final bracket (a
-    lower curve, hence safe). Its profile uses the exact identity
-    :math:`\delta_{f^{-1}}(\varepsilon) = e^{\varepsilon}\delta_f(-\varepsilon)+1-e^{\varepsilon}`.
+    lower curve, hence safe). Its profile is a certified upper bound from the mirrored
+    graph, :math:`\delta_{f^{-1}}(\varepsilon) = \sup_t[1 - t - e^{\varepsilon}f(t)]`,
+    combined for :math:`\varepsilon \le 0` with the exact identity
+    :math:`\delta_{f^{-1}}(\varepsilon) = e^{\varepsilon}\delta_f(-\varepsilon)+1-e^{\varepsilon}`
+    (which amplifies errors by :math:`e^{\varepsilon}` and is not used for ε > 0).
     """
 
     base: TradeOff
@@ -1038,40 +1408,45 @@ class Inverse(TradeOff):
 
     def _f(self, alpha):
         alpha = np.asarray(alpha, dtype=float)
-        f0 = float(np.asarray(self.base._f(np.zeros(1)))[0])
+        shape = alpha.shape
+        alpha = alpha.reshape(-1)
+        f0 = float(np.asarray(self.base._f(np.zeros(1)), dtype=float)[0])
         out = np.zeros_like(alpha)
         need = alpha < f0
         if need.any():
             target = alpha[need]
-            lo, _ = bisect_bracket(lambda t: self.base._f(t) <= target,
-                                   np.zeros(target.shape), np.ones(target.shape),
-                                   rtol=0.0, xtol=1e-16)
+            lo, _ = bisect_bracket(
+                lambda t: np.asarray(self.base._f(t), dtype=float) <= target,
+                np.zeros(target.shape), np.ones(target.shape), rtol=0.0, xtol=1e-16)
             out[need] = lo
-        return out
+        return out.reshape(shape)
 
     def _inverse(self):
         return self.base
 
     def _hockey(self, eps):
-        eps = np.asarray(eps, dtype=float)
-        out = np.empty_like(eps)
-        inf = np.isposinf(eps)
-        fin = ~inf
-        with np.errstate(over="ignore", invalid="ignore"):
-            d = np.exp(eps[fin]) * self.base._hockey(-eps[fin]) - np.expm1(eps[fin])
-        out[fin] = np.where(np.isfinite(d), d, 0.0)
-        if inf.any():
-            out[inf] = 1.0 - float(np.asarray(self._f(np.zeros(1)))[0])
+        eps = np.asarray(eps, dtype=float).reshape(-1)
+        out = _numeric_hockey_inverse(self.base, eps)
+        neg = eps <= 0
+        if neg.any():
+            e = eps[neg]
+            with np.errstate(all="ignore"):
+                d = np.exp(e) * np.asarray(self.base._hockey(-e), dtype=float) - np.expm1(e)
+            d = np.where(np.isfinite(d), d, 1.0)
+            out[neg] = np.minimum(out[neg], d)
         return np.clip(out, 0.0, 1.0)
 
     def _loss_sf(self, t):
-        # P' = Q, L' = -L:  P'[L' > t] = Q[L < -t]
+        # P' = Q, L' = -L:  P'[L' > t] = Q[L < -t] = 1 - Q[L >= -t]; Q[L >= s] is
+        # Q[L > s'] at the float s' just below s (no atom can sit strictly between)
         t = np.asarray(t, dtype=float)
-        return np.clip(1.0 - self.base._loss_sf_q(-t) - _q_atom(self.base, -t), 0.0, 1.0)
+        below = np.nextafter(-t, -np.inf)
+        return np.clip(1.0 - np.asarray(self.base._loss_sf_q(below), dtype=float), 0.0, 1.0)
 
     def _loss_sf_q(self, t):
         t = np.asarray(t, dtype=float)
-        return np.clip(1.0 - self.base._loss_sf(-t) - _p_atom(self.base, -t), 0.0, 1.0)
+        below = np.nextafter(-t, -np.inf)
+        return np.clip(1.0 - np.asarray(self.base._loss_sf(below), dtype=float), 0.0, 1.0)
 
     def _atoms(self):
         at = self.base._atoms()
@@ -1091,6 +1466,7 @@ def _q_atom(f: TradeOff, t: np.ndarray) -> np.ndarray:
 
 
 def _p_atom(f: TradeOff, t: np.ndarray) -> np.ndarray:
+    """P[L = t] (non-zero only for atomic laws)."""
     at = f._atoms()
     if at is None:
         return np.zeros_like(t)
@@ -1100,17 +1476,25 @@ def _p_atom(f: TradeOff, t: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Symmetrized(TradeOff):
-    r""":math:`f^S = \max\{f, f^{-1}\}` (DRS Prop. 2.4)."""
+    r""":math:`f^S = \max\{f, f^{-1}\}` (DRS Prop. 2.4); its profile is the convex-hull
+    construction of :func:`_sym_profile_fn` (an upper bound)."""
 
     base: TradeOff
+    _inv: TradeOff = field(init=False, repr=False, compare=False)
     is_symmetric = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "_inv", self.base.inverse())
 
     @property
     def label(self):
         return "{" + self.base.label + "}^{S}"
 
     def _f(self, alpha):
-        return np.maximum(self.base._f(alpha), self.base.inverse()._f(alpha))
+        return np.maximum(self.base._f(alpha), self._inv._f(alpha))
+
+    def _one_minus_f(self, alpha):
+        return np.minimum(self.base._one_minus_f(alpha), self._inv._one_minus_f(alpha))
 
     def _hockey(self, eps):
         return _symmetrized_profile(self.base, np.asarray(eps, dtype=float))
@@ -1118,10 +1502,18 @@ class Symmetrized(TradeOff):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Group(TradeOff):
-    r"""Group privacy curve :math:`1-(1-f)^{\circ k}` (DRS Thm 2.14)."""
+    r"""Group privacy curve :math:`1-(1-f)^{\circ k}` (DRS Thm 2.14).
+
+    Symmetric when ``base`` is: with :math:`u = 1-f` and :math:`R(x) = 1-x`, a symmetric
+    :math:`f` has :math:`u^{-1} = R\circ u\circ R`, hence so does :math:`u^{\circ k}`.
+    """
 
     base: TradeOff
     k: int
+
+    @property
+    def is_symmetric(self):  # type: ignore[override]
+        return self.base.is_symmetric
 
     @property
     def label(self):
@@ -1130,7 +1522,7 @@ class Group(TradeOff):
     def _one_minus_f(self, alpha):
         x = np.asarray(alpha, dtype=float)
         for _ in range(self.k):
-            x = np.minimum(1.0, self.base._one_minus_f(x))
+            x = np.clip(np.asarray(self.base._one_minus_f(x), dtype=float), 0.0, 1.0)
         return x
 
     def _f(self, alpha):
