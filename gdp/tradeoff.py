@@ -801,20 +801,28 @@ class PiecewiseLinear(TradeOff):
     P-mass :math:`\Delta\alpha`, Q-mass :math:`\Delta\beta` and privacy loss
     :math:`\log(\Delta\beta/\Delta\alpha)`; a jump at 0 is Q-mass at :math:`+\infty`, a
     flat zero tail is P-mass at :math:`-\infty` (MATH.md §1).
+
+    ``one_minus_beta`` optionally carries :math:`1-\beta_j` computed without cancellation
+    (e.g. as Q-tail sums of atoms), so that tiny privacy-profile values :math:`\delta(\varepsilon)`
+    (far below ``1e-16``) survive; by default it is ``1 - beta``.
     """
 
     alpha: np.ndarray
     beta: np.ndarray
     name: str = "f"
     symmetric: bool = field(default=False, repr=False)
+    one_minus_beta: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         a = np.array(self.alpha, dtype=float)
         b = np.array(self.beta, dtype=float)
-        a.setflags(write=False)
-        b.setflags(write=False)
+        omb = 1.0 - b if self.one_minus_beta is None else np.array(self.one_minus_beta,
+                                                                    dtype=float)
+        for arr in (a, b, omb):
+            arr.setflags(write=False)
         object.__setattr__(self, "alpha", a)
         object.__setattr__(self, "beta", b)
+        object.__setattr__(self, "one_minus_beta", omb)
 
     @property
     def is_symmetric(self):  # type: ignore[override]
@@ -831,11 +839,11 @@ class PiecewiseLinear(TradeOff):
         return np.interp(alpha, self.alpha, self.beta)
 
     def _one_minus_f(self, alpha):
-        return np.interp(alpha, self.alpha, 1.0 - self.beta)
+        return np.interp(alpha, self.alpha, self.one_minus_beta)
 
     def _atoms(self):
         da = np.diff(self.alpha)
-        db = -np.diff(self.beta)
+        db = np.diff(self.one_minus_beta)
         keep = (da > 0) | (db > 0)
         da, db = da[keep], db[keep]
         with np.errstate(divide="ignore"):
@@ -843,7 +851,7 @@ class PiecewiseLinear(TradeOff):
         loss = np.where(da == 0, np.inf, np.where(db == 0, -np.inf, loss))
         p = da.copy()
         q = db.copy()
-        jump = 1.0 - self.beta[0]
+        jump = self.one_minus_beta[0]
         if jump > 0:
             loss = np.concatenate([[np.inf], loss])
             p = np.concatenate([[0.0], p])
@@ -852,20 +860,20 @@ class PiecewiseLinear(TradeOff):
 
     def _segments(self):
         da = np.diff(self.alpha)
-        db = -np.diff(self.beta)
+        db = np.diff(self.one_minus_beta)
         ok = (da > 0) & (db > 0)
         t = np.log(db[ok]) - np.log(da[ok])
         # line through (alpha_j, beta_j) with slope -e^t: 1 - delta - e^t alpha
-        d = 1.0 - self.beta[:-1][ok] - np.exp(t) * self.alpha[:-1][ok]
+        d = self.one_minus_beta[:-1][ok] - np.exp(t) * self.alpha[:-1][ok]
         return t, np.clip(d, 0.0, 1.0)
 
     def _hockey(self, eps):
         # the concave function 1 - e^eps x - f(x) peaks at the vertex where the slope of f
         # crosses -e^eps: after the segments whose loss log(dbeta/dalpha) exceeds eps
         eps = np.asarray(eps, dtype=float).reshape(-1)
-        a, b = self.alpha, self.beta
+        a, omb = self.alpha, self.one_minus_beta
         with np.errstate(divide="ignore", invalid="ignore"):
-            loss = np.log(-np.diff(b)) - np.log(np.diff(a))
+            loss = np.log(np.diff(omb)) - np.log(np.diff(a))
         loss = np.where(np.isnan(loss), -np.inf, loss)
         # convexity makes `loss` non-increasing; enforce it against rounding
         loss = np.minimum.accumulate(loss)
@@ -875,9 +883,9 @@ class PiecewiseLinear(TradeOff):
             s = np.exp(eps)
             for off in (-1, 0, 1):
                 j = np.clip(k + off, 0, a.size - 1)
-                v = (1.0 - b[j]) - np.where(a[j] > 0, s * a[j], 0.0)
+                v = omb[j] - np.where(a[j] > 0, s * a[j], 0.0)
                 best = np.maximum(best, np.where(np.isnan(v), -np.inf, v))
-        return np.where(np.isposinf(eps), 1.0 - b[0], best)
+        return np.where(np.isposinf(eps), omb[0], best)
 
     def _loss_sf(self, t):
         loss, p, _ = self._atoms()
@@ -911,42 +919,61 @@ def _inv_label(name: str) -> str:
     return "{" + name + "}^{-1}"
 
 
-def _make_piecewise(alpha, beta, *, name: str, symmetric: bool = False) -> PiecewiseLinear:
+def _make_piecewise(alpha, beta, *, name: str, symmetric: bool = False,
+                    one_minus_beta: Any = None) -> PiecewiseLinear:
     """Normalise vertex lists: sorted, one (lowest) beta per alpha, endpoints present,
-    replaced by the largest convex minorant (a no-op on convex input)."""
+    replaced by the largest convex minorant (a no-op on convex input). ``one_minus_beta``
+    (optional, same length) is carried along with ``beta``."""
     a = np.asarray(alpha, dtype=float)
     b = np.asarray(beta, dtype=float)
+    omb = 1.0 - b if one_minus_beta is None else np.asarray(one_minus_beta, dtype=float)
     order = np.lexsort((-b, a))
-    a, b = a[order], b[order]
+    a, b, omb = a[order], b[order], omb[order]
     # keep, for each alpha, the smallest beta (the infimum is what the test achieves)
     uniq, first = np.unique(a, return_index=True)
-    mins = np.minimum.reduceat(b, first)
-    a, b = uniq, mins
+    b = np.minimum.reduceat(b, first)
+    omb = np.maximum.reduceat(omb, first)
+    a = uniq
     if a[0] > 0:
         a = np.concatenate([[0.0], a])
         b = np.concatenate([[b[0]], b])
+        omb = np.concatenate([[omb[0]], omb])
     if a[-1] < 1:
         a = np.concatenate([a, [1.0]])
         b = np.concatenate([b, [0.0]])
+        omb = np.concatenate([omb, [1.0]])
     b = np.minimum(b, 1.0 - a)
+    omb = np.maximum(omb, a)
     b[-1] = 0.0
-    a, b = _lower_convex_hull(a, b)
-    return PiecewiseLinear(alpha=a, beta=b, name=name, symmetric=symmetric)
+    omb[-1] = 1.0
+    # convex minorant of beta = 1 - concave majorant of 1 - beta; the hull is taken on the
+    # more precise of the two (1 - beta keeps tiny Q tails that beta rounds away)
+    keep = _lower_convex_hull_index(a, b if one_minus_beta is None else -omb)
+    return PiecewiseLinear(alpha=a[keep], beta=b[keep], name=name, symmetric=symmetric,
+                           one_minus_beta=omb[keep])
+
+
+def _lower_convex_hull_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Indices of the vertices of the largest convex minorant of the points (a, b), a sorted."""
+    idx: list[int] = []
+    xs = a.tolist()
+    ys = b.tolist()
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        # drop the last vertex while it lies on or above the chord to the new point
+        while len(idx) >= 2:
+            i1, i2 = idx[-2], idx[-1]
+            if (ys[i2] - ys[i1]) * (x - xs[i1]) >= (y - ys[i1]) * (xs[i2] - xs[i1]):
+                idx.pop()
+            else:
+                break
+        idx.append(i)
+    return np.asarray(idx, dtype=int)
 
 
 def _lower_convex_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Vertices of the largest convex minorant of the points (a, b), a sorted."""
-    ha: list[float] = []
-    hb: list[float] = []
-    for x, y in zip(a.tolist(), b.tolist(), strict=True):
-        # drop the last vertex while it lies on or above the chord to the new point
-        while len(ha) >= 2 and ((hb[-1] - hb[-2]) * (x - ha[-2])
-                                >= (y - hb[-2]) * (ha[-1] - ha[-2])):
-            ha.pop()
-            hb.pop()
-        ha.append(x)
-        hb.append(y)
-    return np.asarray(ha), np.asarray(hb)
+    keep = _lower_convex_hull_index(a, b)
+    return a[keep], b[keep]
 
 
 def from_curve(alpha: Any, beta: Any, *, repair: bool = False,
@@ -1124,7 +1151,9 @@ def _piecewise_from_atoms(p: np.ndarray, q: np.ndarray, *, name: str) -> Piecewi
     qb = np.concatenate([[0.0], np.cumsum(q[order])])
     alpha = np.minimum(pa, 1.0)
     beta = np.maximum(1.0 - qb, 0.0)
-    return _make_piecewise(alpha, beta, name=name, symmetric=_is_sym_pairs(p, q))
+    # the Q-tail sums qb are 1 - beta without cancellation (tiny deltas survive)
+    return _make_piecewise(alpha, beta, name=name, symmetric=_is_sym_pairs(p, q),
+                           one_minus_beta=np.minimum(qb, 1.0))
 
 
 def _is_sym_pairs(p: np.ndarray, q: np.ndarray) -> bool:

@@ -484,7 +484,10 @@ def test_inverse_hooks_of_a_generic_curve():
     assert_allclose(got, ref, rtol=1e-9, atol=1e-14)
     assert_allclose(_numeric_hockey_inverse(base, e), ref, rtol=1e-9, atol=1e-14)
     # loss law of the swapped pair through the nextafter identity, atoms included
-    t = np.array([-2.0, -math.log(3.0), -0.5, 0.0, 0.5, -math.log(0.2), 3.0])
+    # (the atoms' locations are logs of mass differences, equal only up to an ulp between the
+    # two representations, so the law is compared just off each atom, on both sides)
+    atoms = np.array([-2.0, -math.log(3.0), -0.5, 0.0, 0.5, -math.log(0.2), 3.0])
+    t = np.concatenate([atoms - 1e-9, atoms + 1e-9])
     inv_pl = Inverse(base)  # uses base._loss_sf_q at the float just below -t
     assert_allclose(inv_pl._loss_sf(t), exact._loss_sf(t), atol=1e-15)
     assert_allclose(inv_pl._loss_sf_q(t), exact._loss_sf_q(t), atol=1e-15)
@@ -766,3 +769,15 @@ def test_bracketed_semantics():
     assert isinstance(inv, Bracketed) and inv.label == "{b}^{-1}"
     a = np.linspace(0, 1, 101)
     assert np.all(inv(a) <= inv.upper(a) + 1e-15)
+
+
+def test_piecewise_keeps_tiny_q_tails():
+    # An atom with Q-mass 1e-30 and P-mass 1e-40 (loss log(1e10)) next to two atoms with loss
+    # ~0: beta = 1 - 1e-30 rounds to 1, yet delta(eps) = 1e-30 - e^eps 1e-40 for
+    # 0 < eps < log(1e10) exactly (closed form). Rounding it away would report delta = 0, the
+    # unsafe side.
+    f = gdp.from_distributions([0.5, 0.5 - 1e-40, 1e-40], [0.5 - 1e-30, 0.5, 1e-30])
+    eps = np.array([1.0, 10.0, 20.0])
+    assert_allclose(f.hockey_stick(eps), 1e-30 - np.exp(eps) * 1e-40, rtol=1e-12)
+    assert_allclose(f.delta(eps), 1e-30 - np.exp(eps) * 1e-40, rtol=1e-9)
+    assert f.epsilon(1e-31) > 22.9  # delta(eps) = 1e-31 at eps = log(9e9) = 22.92
