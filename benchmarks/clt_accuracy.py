@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import gdp
-from gdp.clt import ApproximationWarning, _dense_grid, _lower_hull, _rr_power
+from gdp.central_limit import ApproximationWarning, _dense_grid, _lower_hull, _rr_power
 from gdp.subsampling import dpsgd as dpsgd_exact
 from gdp.subsampling import poisson_subsample
 

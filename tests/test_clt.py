@@ -20,7 +20,7 @@ from numpy.testing import assert_allclose
 from scipy import integrate, special
 
 import gdp
-from gdp.clt import (
+from gdp.central_limit import (
     _G,
     ApproximationWarning,
     BerryEsseenLower,

@@ -61,8 +61,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
-import types
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -1495,16 +1493,3 @@ def edgeworth(fs: Any, k: int | None = None, *, order: int = 2,
                       f"is inf for delta below it", ApproximationWarning, stacklevel=2)
     return EdgeworthApprox(curve=curve, cumulants_p=tp, cumulants_q=tq, order=order, n=n,
                            symmetric=symmetric)
-
-
-class _CallableModule(types.ModuleType):
-    """``gdp.clt`` names both this module and the function :func:`clt`; an import of the
-    submodule (``import gdp.clt``, or a test runner importing this file) may rebind the
-    package attribute to the module, so the module forwards calls to the function and
-    ``gdp.clt(fs, k)`` works whichever object the name holds."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> CLTResult:
-        return clt(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
