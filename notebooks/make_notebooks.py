@@ -1,0 +1,414 @@
+"""Write the notebooks of this directory (outputs stripped) from the cells below.
+
+Run ``python notebooks/make_notebooks.py`` after editing; ``tests/test_notebooks.py`` checks
+that the committed ``.ipynb`` files are exactly what this script writes and executes each of
+them with nbclient, so the notebooks never rot.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+
+SETUP = """\
+import warnings
+
+import matplotlib.pyplot as plt
+import numpy as np
+from numpy.testing import assert_allclose
+from scipy import stats
+
+import gdp
+import gdp.plot
+
+plt.rcParams["figure.dpi"] = 100"""
+
+# --------------------------------------------------------------------------------------
+WALKTHROUGH = [
+    ("md", r"""# A walkthrough of f-DP and Gaussian differential privacy
+
+This notebook follows the notes (Dong, Roth & Su, *Gaussian Differential Privacy*, JRSS-B
+2022; the blog notes in `seeds/`): trade-off functions, f-DP, (ε, δ)-DP, Gaussian DP, group
+privacy, composition and the central limit theorem. Every claim is computed with `gdp` and
+checked with an `assert`, so the notebook fails loudly if a claim stops being true."""),
+    ("code", SETUP),
+    ("md", r"""## 1. Trade-off functions
+
+An adversary tests $H_0: P$ against $H_1: Q$ (the outputs of a mechanism on two neighbouring
+data sets) with a rejection rule $\phi$. Its type I and type II errors are
+$\alpha_\phi = \mathbb{E}_P[\phi]$ and $\beta_\phi = 1 - \mathbb{E}_Q[\phi]$. The
+**trade-off function** is the smallest type II error at a given type I error:
+
+$$T(P, Q)(\alpha) = \inf\{\beta_\phi : \alpha_\phi \le \alpha\}.$$
+
+For $P = N(0, 1)$, $Q = N(\mu, 1)$ the Neyman–Pearson tests reject when $x > t$, so
+$\alpha = 1 - \Phi(t)$, $\beta = \Phi(t - \mu)$, which is
+$G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)$."""),
+    ("code", """\
+mu = 1.0
+t = np.linspace(-3, 5, 17)
+alpha = stats.norm.sf(t)          # P[X > t]
+beta = stats.norm.cdf(t - mu)     # Q[X <= t]
+f = gdp.G_mu(mu)
+assert_allclose(f(alpha), beta, rtol=1e-12)
+f(0.05), f.label"""),
+    ("md", r"""A function $f:[0,1]\to[0,1]$ is a trade-off function iff it is convex, continuous,
+non-increasing and $f(\alpha) \le 1 - \alpha$ (DRS Prop. 2.2). We check all four on a grid."""),
+    ("code", """\
+a = np.linspace(0, 1, 20001)
+b = f(a)
+assert np.all(np.diff(b) <= 0)                 # non-increasing
+assert np.all(np.diff(b, 2) >= -1e-12)         # convex
+assert np.all(b <= 1 - a + 1e-15)              # below the identity 1 - alpha
+assert f(0.0) == 1.0 and f(1.0) == 0.0         # exact at the ends"""),
+    ("md", r"""Randomized response with parameter ε answers truthfully with probability
+$e^\varepsilon/(1+e^\varepsilon)$. Its trade-off function, computed exactly from the two
+probability vectors, is $f_{\varepsilon,0}$."""),
+    ("code", """\
+eps = 1.0
+pt = np.exp(eps) / (1 + np.exp(eps))
+rr = gdp.from_distributions([pt, 1 - pt], [1 - pt, pt])
+assert_allclose(rr(a), gdp.f_eps_delta(eps)(a), atol=1e-14)
+ax = gdp.plot.tradeoff(gdp.G_mu(0.5), f, gdp.f_eps_delta(eps), gdp.laplace(1.0))"""),
+    ("md", r"""## 2. f-DP, the inverse and symmetrisation
+
+A mechanism $M$ is **f-DP** if $T(M(S), M(S')) \ge f$ for all neighbouring $S, S'$. Higher
+curves are more private: $G_{0.5} \ge G_1$. Because the definition covers both orders of
+$S, S'$, an f-DP mechanism is also $f^{-1}$-DP and $f^S = \max\{f, f^{-1}\}$-DP, with
+$f^{-1}(\alpha) = \inf\{t: f(t) \le \alpha\}$ and $T(P,Q)^{-1} = T(Q,P)$."""),
+    ("code", """\
+assert gdp.G_mu(0.5).dominates(gdp.G_mu(1.0)) and not gdp.G_mu(1.0).dominates(gdp.G_mu(0.5))
+
+P, Q = [0.6, 0.4, 0.0], [0.1, 0.5, 0.4]       # an asymmetric pair
+g = gdp.from_distributions(P, Q)
+g_inv = g.inverse()
+assert_allclose(g_inv(a), gdp.from_distributions(Q, P)(a), atol=1e-12)   # T(P,Q)^-1 = T(Q,P)
+gS = g.symmetrize()
+assert np.all(gS(a) >= np.maximum(g(a), g_inv(a)) - 1e-12)
+assert_allclose(gS.inverse()(a), gS(a), atol=1e-9)                      # f^S is symmetric
+ax = gdp.plot.tradeoff(g, g_inv, gS, labels=["$T(P,Q)$", "$T(Q,P)$", "$f^S$"])"""),
+    ("md", r"""## 3. (ε, δ)-DP is f-DP with $f_{\varepsilon,\delta}$
+
+$$f_{\varepsilon,\delta}(\alpha) = \max\{0,\ 1-\delta-e^{\varepsilon}\alpha,\
+e^{-\varepsilon}(1-\delta-\alpha)\}$$
+
+and a mechanism is (ε, δ)-DP iff it is $f_{\varepsilon,\delta}$-DP (DRS Prop. 2.5). The
+**privacy profile** of a symmetric $f$, $\delta(\varepsilon) = 1 + f^*(-e^\varepsilon)$, lists
+every (ε, δ) guarantee of an f-DP mechanism, and $f = \sup_{\varepsilon \ge 0}
+f_{\varepsilon, \delta(\varepsilon)}$ (DRS Prop. 2.12)."""),
+    ("code", """\
+e, d = 1.0, 1e-3
+fed = gdp.f_eps_delta(e, d)
+ref = np.maximum.reduce([0 * a, 1 - d - np.exp(e) * a, np.exp(-e) * (1 - d - a)])
+assert_allclose(fed(a), ref, atol=1e-15)
+assert_allclose(fed.delta(e), d, rtol=1e-12)          # its own (eps, delta) is on its profile
+
+# rebuild G_1 from its privacy profile: a lower bound that touches it
+eps_grid = np.linspace(0, 8, 400)
+rebuilt = gdp.from_privacy_profile(eps_grid, gdp.G_mu(1.0).delta(eps_grid))
+gap = gdp.G_mu(1.0)(a) - rebuilt(a)
+assert gap.min() >= -1e-12 and gap.max() < 5e-3
+gap.max()"""),
+    ("md", r"""## 4. Gaussian differential privacy
+
+$\mu$-GDP means $G_\mu$-DP. It is equivalent to (ε, δ(ε))-DP for all ε ≥ 0 with
+
+$$\delta(\varepsilon) = \Phi\Big(-\frac{\varepsilon}{\mu} + \frac{\mu}{2}\Big) -
+e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big)$$
+
+(DRS Cor. 2.13). The Gaussian mechanism $\theta(S) + N(0, \mathrm{sens}(\theta)^2/\mu^2)$ is
+μ-GDP."""),
+    ("code", """\
+mu, eps = 1.0, np.linspace(0, 5, 11)
+by_hand = stats.norm.cdf(-eps / mu + mu / 2) - np.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
+assert_allclose(gdp.delta_from_mu(mu, eps), by_hand, rtol=1e-10)
+
+eps_at = gdp.eps_from_mu(mu, 1e-5)                  # the eps of a 1-GDP mechanism at 1e-5
+assert_allclose(gdp.delta_from_mu(mu, eps_at), 1e-5, rtol=1e-9)
+mu_at = gdp.mu_from_eps_delta(1.0, 1e-5)            # the largest mu that is (1, 1e-5)-DP
+assert gdp.delta_from_mu(mu_at, 1.0) <= 1e-5 * (1 + 1e-12)
+eps_at, mu_at"""),
+    ("md", r"""Calibrating the Gaussian mechanism: the classical $\sigma =
+\Delta\sqrt{2\ln(1.25/\delta)}/\varepsilon$ (valid for ε < 1) against the exact σ = Δ/μ(ε, δ)
+(Balle & Wang 2018)."""),
+    ("code", """\
+classical = gdp.sigma_classical(1.0, 0.5, 1e-5)
+exact = gdp.sigma_from_eps_delta(1.0, 0.5, 1e-5)
+assert exact < classical
+assert gdp.delta_from_mu(1.0 / exact, 0.5) <= 1e-5 * (1 + 1e-9)   # exact sigma meets (0.5, 1e-5)
+classical, exact"""),
+    ("code", """\
+profiles = [gdp.G_mu(m) for m in (0.5, 1, 2, 3)]
+ax = gdp.plot.privacy_profile(*profiles, eps=np.linspace(0, 12, 241))"""),
+    ("md", r"""## 5. Group privacy
+
+An f-DP mechanism is $1 - (1 - f)^{\circ k}$-DP for groups of size k; μ-GDP gives kμ-GDP
+(DRS Thm 2.14). With ε = μ/k, $1 - (1 - f_{\varepsilon,0})^{\circ k}$ tends to the Laplace
+trade-off function $T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))$, already closely for small k."""),
+    ("code", """\
+assert gdp.G_mu(1.0).group(3) == gdp.G_mu(3.0)
+
+mu = 2.0
+lap = gdp.laplace(mu)
+dist = {k: float(np.max(np.abs(gdp.f_eps_delta(mu / k).group(k)(a) - lap(a))))
+        for k in (1, 2, 5, 10, 50)}
+assert all(x > y for x, y in zip(list(dist.values()), list(dist.values())[1:]))
+assert dist[50] < 1e-3
+dist"""),
+    ("md", r"""## 6. Composition
+
+Running $f_i$-DP mechanisms in sequence (adaptively) is $f_1 \otimes \cdots \otimes f_n$-DP,
+with $T(P,Q) \otimes T(P',Q') = T(P\times P', Q \times Q')$, and this cannot be improved in
+general (DRS Thm 3.2). Gaussians compose in closed form,
+$G_{\mu_1} \otimes \cdots \otimes G_{\mu_n} = G_{\sqrt{\mu_1^2 + \cdots + \mu_n^2}}$; everything
+else goes through the numeric engine, which returns a *sound* curve (never above the truth)
+and a bracket `[lower, upper]`."""),
+    ("code", """\
+assert gdp.G_mu(1.0) @ gdp.G_mu(2.0) == gdp.G_mu(np.sqrt(5.0))
+assert gdp.G_mu(0.5) ** 16 == gdp.G_mu(2.0)"""),
+    ("code", """\
+# f_{eps,delta} = f_{eps,0} (x) f_{0,delta}
+h = gdp.f_eps_delta(1.0) @ gdp.f_eps_delta(0.0, 1e-3)
+assert_allclose(h(a), gdp.f_eps_delta(1.0, 1e-3)(a), atol=1e-9)
+
+# ten Laplace mechanisms: a numeric composition with its bracket
+lap10 = gdp.laplace(0.3) ** 10
+lo, hi = lap10.lower(a), lap10.upper(a)
+assert np.all(lo <= hi + 1e-15) and np.all(lap10(a) == lo)   # the default answer is the sound side
+print("eps at 1e-5:", lap10.epsilon(1e-5), "bracket width:", float(np.max(hi - lo)))
+ax = gdp.plot.tradeoff(gdp.laplace(0.3), lap10, gdp.G_mu(gdp.clt(gdp.laplace(0.3), 10).mu))"""),
+    ("md", r"""The k-fold composition of (ε, δ)-DP mechanisms: the classical theorems against the
+optimal composition of Kairouz, Oh & Viswanath and the exact tensor product."""),
+    ("code", """\
+table = gdp.compare(gdp.f_eps_delta(0.1), k=100, delta=1e-5)
+print(table)
+assert table["kov"].epsilon <= table["advanced"].epsilon <= table["basic"].epsilon"""),
+    ("md", r"""## 7. The central limit theorem
+
+With $\mathrm{kl}(f) = -\int_0^1 \log|f'|$, $\kappa_2(f) = \int_0^1 \log^2|f'|$ and
+$\bar\kappa_3(f) = \int_0^1 |\log|f'| + \mathrm{kl}(f)|^3$, for symmetric $f_i$ let
+
+$$\mu = \frac{2\|\mathrm{kl}\|_1}{\sqrt{\|\kappa_2\|_1 - \|\mathrm{kl}\|_2^2}},\qquad
+\gamma = \frac{0.56\,\|\bar\kappa_3\|_1}{(\|\kappa_2\|_1 - \|\mathrm{kl}\|_2^2)^{3/2}}.$$
+
+Then $G_\mu(\alpha+\gamma) - \gamma \le f_1\otimes\cdots\otimes f_n(\alpha)
+\le G_\mu(\alpha-\gamma) + \gamma$ (DRS Thm 3.4). The Gaussian $G_\mu$ is an
+**approximation**, not a bound."""),
+    ("code", """\
+k, e0 = 100, 0.1
+res = gdp.clt(gdp.f_eps_delta(e0), k)
+exact = gdp.f_eps_delta(e0) ** k
+# mu is close to sqrt(k) * eps0 for small eps0, and gamma ~ 0.56 / sqrt(k)
+print(res, np.sqrt(k) * e0)
+inner = (a >= res.gamma) & (a <= 1 - res.gamma)
+assert np.all(res.lower(a[inner]) <= exact(a[inner]) + 1e-9)
+assert np.all(exact(a[inner]) <= res.upper(a[inner]) + 1e-9)
+print("eps at 1e-5: exact", exact.epsilon(1e-5), " CLT (approximation)", res.epsilon(1e-5))"""),
+    ("code", """\
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", gdp.ApproximationWarning)
+    ax = gdp.plot.clt([gdp.f_eps_delta(0.3)] * 10)"""),
+]
+
+# --------------------------------------------------------------------------------------
+DPSGD = [
+    ("md", r"""# DP-SGD accounting, end to end
+
+DP-SGD samples each example with probability $p$ (Poisson sampling), clips per-example
+gradients and adds Gaussian noise with multiplier σ, for $T$ steps. One step is the
+Poisson-subsampled Gaussian; `gdp.dpsgd` composes the $T$ steps exactly (each neighbouring
+order separately, symmetrised at the end) with a sound numeric bracket. Here: the budget of a
+training run, the noise needed for a target ε, and the numbers of other accountants."""),
+    ("code", SETUP),
+    ("md", r"""## The privacy budget of a training run
+
+The MNIST setting of Bu, Dong, Long & Su (2020): 60,000 examples, batch size 256, 15 epochs,
+noise multiplier 1.1, δ = 1e-5."""),
+    ("code", """\
+n, batch, epochs, sigma, delta = 60_000, 256, 15, 1.1, 1e-5
+p = batch / n
+steps = int(np.ceil(epochs / p))
+h = gdp.dpsgd(sigma=sigma, p=p, steps=steps)
+eps = h.epsilon(delta)               # the sound answer: never below the true epsilon
+lo, hi = h.epsilon_bounds(delta)     # the numeric bracket of the true epsilon
+print(f"p = {p:.5f}, T = {steps}: eps = {eps:.4f} at delta = {delta:g} "
+      f"(true value in [{lo:.4f}, {hi:.4f}])")
+assert lo <= eps <= hi"""),
+    ("md", r"""The CLT of Bu et al. approximates the run by $\mu$-GDP with
+$\mu = p\sqrt{T(e^{1/\sigma^2} - 1)}$. It is an approximation: compare its ε with the exact
+one."""),
+    ("code", """\
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", gdp.ApproximationWarning)
+    mu_clt = gdp.noisy_sgd_mu(sigma, p, steps)
+assert_allclose(mu_clt, p * np.sqrt(steps * np.expm1(1 / sigma**2)), rtol=1e-12)
+eps_clt = gdp.eps_from_mu(mu_clt, delta)
+print(f"CLT: mu = {mu_clt:.4f}, eps = {eps_clt:.4f}  vs exact eps = {eps:.4f}")"""),
+    ("code", """\
+fig, axes = plt.subplots(1, 2, figsize=(9, 4.2), layout="constrained")
+for ax, log in zip(axes, (False, True)):
+    gdp.plot.tradeoff(h, gdp.G_mu(mu_clt), ax=ax, log_alpha=log, alpha_min=1e-7,
+                      labels=["exact (sound)", rf"CLT $G_{{{mu_clt:.3f}}}$"])"""),
+    ("md", r"""## Calibration: the noise for a target budget
+
+The smallest σ for which the same run is (ε, δ) = (1, 1e-5)-DP, found by safe root
+finding on the sound ε (RDP gives a cheap, looser answer)."""),
+    ("code", """\
+cal = gdp.calibrate_dpsgd(p=p, steps=steps, eps=1.0, delta=delta)
+cal_rdp = gdp.calibrate_dpsgd(p=p, steps=steps, eps=1.0, delta=delta, method="rdp")
+print(cal)
+print(cal_rdp)
+assert cal.achieved <= 1.0 and cal.sigma <= cal_rdp.sigma
+assert gdp.dpsgd(sigma=cal.sigma, p=p, steps=steps).epsilon(delta) <= 1.0"""),
+    ("md", r"""## Other accountants
+
+`gdp.compare` puts the RDP accountant, the CLT and the exact composition side by side. If
+`dp_accounting` (Google) and `prv_accountant` (Microsoft) are installed, their numbers are
+shown too; the exact ε of `gdp` should agree with the tight ones (PLD, PRV) and never be below
+a rigorous lower bound."""),
+    ("code", """\
+print(gdp.compare(dpsgd=dict(sigma=sigma, p=p, steps=steps), delta=delta,
+                  methods=["rdp", "clt", "exact"]))"""),
+    ("code", """\
+others = {}
+try:
+    from dp_accounting import dp_event
+    from dp_accounting.pld import pld_privacy_accountant
+    from dp_accounting.rdp import rdp_privacy_accountant
+except ImportError:
+    print("dp_accounting is not installed: skipped")
+else:
+    event = dp_event.SelfComposedDpEvent(
+        dp_event.PoissonSampledDpEvent(p, dp_event.GaussianDpEvent(sigma)), steps)
+    rdp = rdp_privacy_accountant.RdpAccountant()
+    rdp.compose(event)
+    pld = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-3)
+    pld.compose(event)
+    others["dp_accounting RDP"] = rdp.get_epsilon(delta)
+    others["dp_accounting PLD"] = pld.get_epsilon(delta)
+try:
+    import prv_accountant
+except ImportError:
+    print("prv_accountant is not installed: skipped")
+else:
+    mech = prv_accountant.PoissonSubsampledGaussianMechanism(noise_multiplier=sigma,
+                                                             sampling_probability=p)
+    acc = prv_accountant.PRVAccountant(prvs=[mech], eps_error=0.01, delta_error=1e-10,
+                                       max_self_compositions=[steps])
+    lo, est, hi = acc.compute_epsilon(delta=delta, num_self_compositions=[steps])
+    others["prv_accountant (estimate)"] = est
+    assert eps >= lo                      # never below PRV's rigorous lower bound
+for name, value in {"gdp (exact, sound)": eps, **others}.items():
+    print(f"{name:28s} {value:.4f}")"""),
+]
+
+# --------------------------------------------------------------------------------------
+PAPER = [
+    ("md", r"""# Plotting trade-off curves for a paper
+
+`gdp.plot` draws into any matplotlib Axes and returns it, so the usual tools for paper
+figures apply: a style context for fonts and sizes, `subplots` for panels, `savefig` to PDF.
+Legends use the objects' own LaTeX-safe labels through mathtext (no LaTeX installation
+needed). Everything is saved to a temporary directory here."""),
+    ("code", SETUP + """
+import tempfile
+from pathlib import Path
+
+out = Path(tempfile.mkdtemp())
+paper = {"font.size": 8, "axes.labelsize": 8, "legend.fontsize": 7, "xtick.labelsize": 7,
+         "ytick.labelsize": 7, "lines.linewidth": 1.2, "savefig.dpi": 300}"""),
+    ("md", r"""## One column: curves with the region they guarantee
+
+A single-column figure (3.25 in wide). `shade=True` fills the region where the trade-off
+curve of any f-DP mechanism must lie (between f and the diagonal)."""),
+    ("code", """\
+with plt.rc_context(paper):
+    fig, ax = plt.subplots(figsize=(3.25, 3.25), layout="constrained")
+    gdp.plot.tradeoff(gdp.G_mu(1.0), gdp.f_eps_delta(1.0, 1e-5), gdp.laplace(1.0), ax=ax,
+                      shade=True)
+    fig.savefig(out / "tradeoff.pdf")
+assert (out / "tradeoff.pdf").stat().st_size > 0
+[t.get_text() for t in ax.get_legend().get_texts()]"""),
+    ("md", r"""## Two panels: linear α and the tails on a log axis
+
+Differences between accountants live at small α; `log_alpha=True` shows them. A numeric
+composition is drawn on its sound side with its bracket as a band (`band=True`, the
+default)."""),
+    ("code", """\
+comp = gdp.laplace(0.5) ** 20
+clt_mu = gdp.clt(gdp.laplace(0.5), 20).mu
+with plt.rc_context(paper):
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.75, 3.0), layout="constrained")
+    for ax, log in ((ax1, False), (ax2, True)):
+        gdp.plot.tradeoff(comp, gdp.G_mu(clt_mu), ax=ax, log_alpha=log, alpha_min=1e-8,
+                          labels=[r"$\\mathrm{Lap}_{0.5}^{\\otimes 20}$",
+                                  rf"CLT $G_{{{clt_mu:.2f}}}$"], legend=ax is ax1)
+    for ax, tag in ((ax1, "(a)"), (ax2, "(b)")):
+        ax.set_title(tag, loc="left", fontsize=8)
+    fig.savefig(out / "tails.pdf")"""),
+    ("md", r"""## Privacy profiles and composition bounds
+
+`privacy_profile` draws δ(ε) on a log axis; `compare` draws ε against the number of
+compositions from `gdp.epsilon_vs_k` (approximations are marked in the legend)."""),
+    ("code", """\
+curves = gdp.epsilon_vs_k(gdp.f_eps_delta(0.1), [1, 3, 10, 30, 100, 300, 1000], delta=1e-5,
+                          methods=["basic", "advanced", "kov", "rdp", "clt"])
+with plt.rc_context(paper):
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.75, 3.0), layout="constrained")
+    gdp.plot.privacy_profile(gdp.G_mu(0.5), gdp.G_mu(1), gdp.G_mu(2), ax=ax1,
+                             eps=np.linspace(0, 10, 201))
+    gdp.plot.compare(curves, ax=ax2)
+    fig.savefig(out / "profiles_and_bounds.pdf")"""),
+    ("md", r"""## Export the numbers
+
+Every plotting function can return the plotted numbers (`return_data=True`), and
+`PlotData.to_csv` writes them (labels with commas are quoted), for pgfplots, R or a
+spreadsheet."""),
+    ("code", """\
+ax, data = gdp.plot.tradeoff(gdp.G_mu(1.0), gdp.f_eps_delta(1.0, 1e-5), n=201,
+                             return_data=True)
+path = data.to_csv(out / "curves.csv")
+print(path.read_text().splitlines()[:3])
+assert_allclose(data.columns["G_{1}"], gdp.G_mu(1.0)(data.x), rtol=0)
+plt.close("all")"""),
+]
+
+NOTEBOOKS = {
+    "01_walkthrough.ipynb": WALKTHROUGH,
+    "02_dpsgd_accounting.ipynb": DPSGD,
+    "03_plotting_for_a_paper.ipynb": PAPER,
+}
+
+
+def build(cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
+    """A notebook with the given cells, no outputs, execution counts ``None``."""
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    for i, (kind, src) in enumerate(cells):
+        cell = new_markdown_cell(src) if kind == "md" else new_code_cell(src)
+        cell["id"] = f"cell-{i:02d}"  # stable ids: regenerating changes nothing
+        nb.cells.append(cell)
+    nbformat.validate(nb)
+    return nb
+
+
+def write_all(directory: Path = HERE) -> list[Path]:
+    """Write every notebook into ``directory``; return the paths."""
+    paths = []
+    for name, cells in NOTEBOOKS.items():
+        path = Path(directory) / name
+        nbformat.write(build(cells), path)
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    for p in write_all(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE):
+        print(f"wrote {p}")
