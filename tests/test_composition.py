@@ -1,0 +1,258 @@
+"""Tensor-product composition: closed-form rules, exact atomic laws, the numeric path and
+the algebraic laws of DRS Sec. 3 (MATH.md §4).
+
+Reference values: closed forms (DRS Cor. 3.3, Prop. 2.5), brute-force Neyman-Pearson
+curves of product pmfs (``gdp.from_distributions``, an independent code path), the
+binomial law of k-fold randomized response and KOV's optimal composition formula
+(Kairouz, Oh, Viswanath, ICML 2015, Thm 3.3), and dp-accounting's PLD bounds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+from scipy import special
+
+import gdp
+from gdp.composition import WithDelta, randomized_response_power
+from gdp.pld import Composition, LossCurve
+
+ALPHAS = np.concatenate([np.linspace(0.0, 1.0, 201), np.logspace(-10, -1, 19)])
+
+
+def _sides(h):
+    return (h.lower, h.upper) if hasattr(h, "lower") else (h, h)
+
+
+def _overlap(h1, h2, tol=1e-9):
+    """True curves of h1 and h2 are equal: their brackets must intersect everywhere."""
+    lo1, up1 = _sides(h1)
+    lo2, up2 = _sides(h2)
+    assert np.all(lo1(ALPHAS) <= up2(ALPHAS) + tol)
+    assert np.all(lo2(ALPHAS) <= up1(ALPHAS) + tol)
+
+
+# ---------------------------------------------------------------------------
+# closed-form rules
+# ---------------------------------------------------------------------------
+def test_gaussians_compose_in_closed_form():
+    h = gdp.G_mu(1.0) @ gdp.G_mu(2.0) @ gdp.G_mu(2.0)
+    assert isinstance(h, gdp.Gaussian)
+    assert h.mu == pytest.approx(3.0, rel=1e-15)
+    assert gdp.compose_power(gdp.G_mu(0.5), 16).mu == pytest.approx(2.0, rel=1e-15)
+    assert (gdp.G_mu(0.3) ** 100).mu == pytest.approx(3.0, rel=1e-14)
+
+
+def test_identity_is_neutral():
+    f = gdp.laplace(0.7)
+    assert gdp.compose(f, gdp.identity()) is f
+    assert gdp.identity() @ f is f
+    assert isinstance(gdp.compose(), gdp.tradeoff.Identity)
+    assert isinstance(gdp.compose(gdp.identity(), gdp.G_mu(0.0)), gdp.tradeoff.Identity)
+
+
+def test_pure_delta_parts_combine():
+    h = gdp.f_eps_delta(0.0, 0.01) @ gdp.f_eps_delta(0.0, 0.02)
+    assert isinstance(h, gdp.EpsDelta)
+    assert h.eps == 0.0
+    assert h.delta_ == pytest.approx(1 - 0.99 * 0.98, rel=1e-14)
+
+
+def test_eps_delta_splits_into_rr_and_delta():
+    # f_{e,d} = f_{e,0} (x) f_{0,d}: the delta parts are applied exactly at the end
+    h = gdp.f_eps_delta(1.0, 0.01) @ gdp.f_eps_delta(0.0, 0.02)
+    assert isinstance(h, gdp.EpsDelta)
+    assert (h.eps, h.delta_) == (1.0, pytest.approx(0.0298, rel=1e-13))
+    g = gdp.G_mu(1.0) @ gdp.f_eps_delta(0.0, 0.05)
+    assert isinstance(g, WithDelta)
+    eps = np.array([0.0, 0.5, 2.0])
+    assert_allclose(g.delta(eps), 0.05 + 0.95 * np.asarray(gdp.G_mu(1.0).delta(eps)),
+                    rtol=1e-14)
+    # the curve is (1 - d) G(alpha / (1 - d))
+    a = np.array([0.1, 0.5, 0.94])
+    assert_allclose(g(a), 0.95 * gdp.G_mu(1.0)(a / 0.95), rtol=1e-14)
+    assert g(0.97) == 0.0
+    assert g.epsilon(0.05) == math.inf or g.delta(g.epsilon(0.05)) <= 0.05
+    assert g.delta(g.epsilon(0.06)) <= 0.06
+
+
+def test_zero_curve_absorbs():
+    h = gdp.compose(gdp.G_mu(math.inf), gdp.laplace(1.0))
+    assert isinstance(h, gdp.EpsDelta) and h.delta_ == 1.0
+    assert h(0.3) == 0.0
+
+
+# ---------------------------------------------------------------------------
+# exact atomic compositions
+# ---------------------------------------------------------------------------
+def _binomial_pair(eps: float, k: int):
+    j = np.arange(k + 1)
+    c = special.comb(k, j)
+    s = 1.0 / (1.0 + math.exp(eps))
+    P = c * s ** (k - j) * (1 - s) ** j          # P(j "flips")
+    Q = c * (1 - s) ** (k - j) * s ** j
+    return P / P.sum(), Q / Q.sum()
+
+
+@pytest.mark.parametrize(("eps", "k"), [(0.5, 1), (0.3, 10), (1.0, 7), (0.05, 200)])
+def test_rr_power_is_the_binomial_neyman_pearson_curve(eps, k):
+    h = gdp.f_eps_delta(eps) ** k
+    # k = 1 keeps the closed form; powers are exact piecewise-linear curves
+    assert isinstance(h, gdp.EpsDelta if k == 1 else LossCurve)
+    assert k == 1 or isinstance(h, gdp.tradeoff.PiecewiseLinear)
+    P, Q = _binomial_pair(eps, k)
+    ref = gdp.from_distributions(P, Q)  # independent brute-force Neyman-Pearson
+    assert_allclose(h(ALPHAS), ref(ALPHAS), rtol=1e-10, atol=1e-13)
+
+
+def _kov_delta(eps: float, k: int, i: int) -> float:
+    ls = range(i)
+    tot = sum(math.comb(k, l) * (math.exp((k - l) * eps) - math.exp((k - 2 * i + l) * eps))
+              for l in ls)
+    return tot / (1 + math.exp(eps)) ** k
+
+
+@pytest.mark.parametrize(("eps", "delta", "k"), [(0.3, 0.0, 10), (0.8, 1e-4, 6)])
+def test_kov_optimal_composition(eps, delta, k):
+    # KOV Thm 3.3: f_{e,d}^k is ((k-2i)e, 1 - (1-d)^k (1 - d_i))-DP, and that is tight
+    h = gdp.f_eps_delta(eps, delta) ** k
+    for i in range(k // 2 + 1):
+        e_i = (k - 2 * i) * eps
+        want = 1 - (1 - delta) ** k * (1 - _kov_delta(eps, k, i))
+        assert_allclose(h.delta(e_i), want, rtol=1e-10, atol=1e-15)
+
+
+def test_rr_power_matches_its_dedicated_builder():
+    assert_allclose((gdp.f_eps_delta(0.2) ** 50)(ALPHAS),
+                    randomized_response_power(0.2, 50)(ALPHAS), rtol=1e-13, atol=1e-15)
+
+
+def test_atomic_laws_compose_exactly():
+    P1, Q1 = np.array([0.2, 0.3, 0.5]), np.array([0.5, 0.3, 0.2])
+    P2, Q2 = np.array([0.6, 0.4]), np.array([0.1, 0.9])
+    f = gdp.from_distributions(P1, Q1)
+    g = gdp.from_distributions(P2, Q2)
+    h = f @ g @ g
+    assert isinstance(h, LossCurve)
+    ref = gdp.from_distributions(np.einsum("i,j,k->ijk", P1, P2, P2).ravel(),
+                                 np.einsum("i,j,k->ijk", Q1, Q2, Q2).ravel())
+    assert_allclose(h(ALPHAS), ref(ALPHAS), rtol=1e-12, atol=1e-14)
+
+
+def test_mixed_rr_compose_exactly():
+    h = gdp.compose(gdp.f_eps_delta(0.1), gdp.f_eps_delta(0.2), gdp.f_eps_delta(0.3, 1e-3))
+    assert isinstance(h, LossCurve)
+    # losses are sums of +-0.1, +-0.2, +-0.3: the largest is 0.6, so delta(0.6) = 1e-3
+    assert_allclose(h.delta(0.6), 1e-3, rtol=1e-12)
+    e = h.epsilon(1.001e-3)
+    assert e == pytest.approx(0.6, rel=1e-4) and e <= 0.6
+    assert h.delta(e) <= 1.001e-3
+
+
+# ---------------------------------------------------------------------------
+# numeric compositions
+# ---------------------------------------------------------------------------
+def test_numeric_composition_is_sound_against_dp_accounting():
+    pldm = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    h = gdp.G_mu(1.0) @ gdp.laplace(1.0)
+    assert isinstance(h, Composition)
+
+    def dpa(pessimistic: bool) -> float:
+        a = pldm.from_gaussian_mechanism(standard_deviation=1.0, pessimistic_estimate=pessimistic,
+                                         value_discretization_interval=1e-4)
+        b = pldm.from_laplace_mechanism(parameter=1.0, pessimistic_estimate=pessimistic,
+                                        value_discretization_interval=1e-4)
+        return a.compose(b).get_epsilon_for_delta(1e-6)
+
+    lo, hi = h.epsilon_bounds(1e-6)
+    assert h.epsilon(1e-6) == hi
+    assert hi >= dpa(False)                      # never below their optimistic estimate
+    assert lo <= dpa(True)
+    assert hi <= dpa(True) * 1.002               # within 0.2% of their tight estimate
+
+
+def test_power_of_a_numeric_factor_is_fast_for_huge_n():
+    import time
+
+    t0 = time.perf_counter()
+    h = gdp.laplace(0.002) ** 1_000_000
+    e = h.epsilon(1e-6)
+    assert time.perf_counter() - t0 < 20.0
+    # CLT check (not a bound): Laplace(m) has kl = m + e^-m - 1 ~ m^2/2, so the power is
+    # close to G_mu with mu = sqrt(n) m = 2; the sound eps is within a few % of it
+    assert 0.95 * gdp.G_mu(2.0).epsilon(1e-6) < e < 1.1 * gdp.G_mu(2.0).epsilon(1e-6)
+    lo, hi = h.epsilon_bounds(1e-6)
+    assert lo <= e == hi and hi - lo < 0.01 * hi
+
+
+def test_accuracy_keywords_are_validated():
+    with pytest.raises(TypeError, match=r"unknown accuracy keyword\(s\) \['tol'\]"):
+        gdp.compose(gdp.laplace(1.0), gdp.G_mu(1.0), tol=1e-3)
+    with pytest.raises(TypeError, match=r"`fs\[1\]` must be a TradeOff; got 3"):
+        gdp.compose(gdp.G_mu(1.0), 3)
+    with pytest.raises(ValueError, match=r"`n` must be an integer >= 1; got n=0"):
+        gdp.compose_power(gdp.G_mu(1.0), 0)
+    with pytest.raises(TypeError, match=r"`f` must be a TradeOff; got f=1.0"):
+        gdp.compose_power(1.0, 2)
+
+
+# ---------------------------------------------------------------------------
+# algebraic laws (DRS Sec. 3), within the bracket widths
+# ---------------------------------------------------------------------------
+_mu = st.floats(0.2, 1.5)
+families = st.one_of(
+    _mu.map(gdp.G_mu),
+    _mu.map(gdp.laplace),
+    st.tuples(st.floats(0.1, 1.0), st.floats(0.0, 0.02)).map(lambda x: gdp.f_eps_delta(*x)),
+    st.tuples(_mu, st.floats(0.05, 0.5)).map(lambda x: gdp.subsample(gdp.G_mu(x[0]), x[1])),
+)
+
+
+@settings(max_examples=8, deadline=None)
+@given(families, families)
+def test_commutative(f, g):
+    _overlap(gdp.compose(f, g), gdp.compose(g, f))
+
+
+@settings(max_examples=6, deadline=None)
+@given(families, families, families)
+def test_associative(f, g, k):
+    _overlap((f @ g) @ k, f @ (g @ k))
+
+
+@settings(max_examples=6, deadline=None)
+@given(families, st.floats(0.2, 1.0), st.floats(0.0, 1.0))
+def test_monotone(g, a, frac):
+    # G_a <= G_b for b <= a, so G_a (x) g <= G_b (x) g
+    b = a * frac
+    lo_a, _ = _sides(gdp.G_mu(a) @ g)
+    _, up_b = _sides(gdp.G_mu(b) @ g)
+    assert np.all(lo_a(ALPHAS) <= up_b(ALPHAS) + 1e-9)
+
+
+@settings(max_examples=5, deadline=None)
+@given(_mu, st.floats(0.05, 0.5), families)
+def test_inverse_of_composition(mu, p, g):
+    f = gdp.poisson_subsample(gdp.G_mu(mu), p)  # asymmetric
+    _overlap((f @ g).inverse(), f.inverse() @ g.inverse())
+
+
+def test_numeric_result_with_a_delta_part():
+    h0 = gdp.G_mu(1.0) @ gdp.laplace(0.5)
+    h = gdp.compose(gdp.G_mu(1.0), gdp.laplace(0.5), gdp.f_eps_delta(0.0, 1e-3))
+    assert isinstance(h, Composition)
+    eps = np.array([0.0, 1.0, 3.0])
+    lo0, hi0 = h0.delta_bounds(eps)
+    lo, hi = h.delta_bounds(eps)
+    # profile of h (x) f_{0,d}: d + (1 - d) delta_h, on both sides of the bracket
+    assert_allclose(hi, 1e-3 + (1 - 1e-3) * np.asarray(hi0), rtol=1e-12)
+    assert_allclose(lo, 1e-3 + (1 - 1e-3) * np.asarray(lo0), rtol=1e-12)
+    a = np.array([0.01, 0.3, 0.9985, 0.9995])
+    assert_allclose(h(a), np.where(a < 0.999, 0.999 * h0(np.minimum(a / 0.999, 1.0)), 0.0),
+                    rtol=1e-12, atol=1e-15)
+    assert h.epsilon(1e-3) == math.inf or h.delta(h.epsilon(1e-3)) <= 1e-3

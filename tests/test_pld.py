@@ -1,0 +1,237 @@
+"""The privacy-loss lattice engine (gdp.pld): exact curves, sound discretisation, bounds.
+
+Reference values: closed forms (G_mu composes to G_sqrt(sum mu^2), DRS Cor. 3.3; the
+hockey-stick profile of G_mu, DRS Cor. 2.13; randomized response, DRS Prop. 2.5) and
+brute-force Neyman-Pearson curves computed in the tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import gdp
+from gdp import pld
+
+ALPHAS = np.concatenate([np.linspace(0.0, 1.0, 401), np.logspace(-12, -1, 40)])
+
+
+def _rr_atoms(eps: float):
+    s = 1.0 / (1.0 + math.exp(eps))
+    return np.array([eps, -eps]), np.array([s, 1.0 - s]), np.array([1.0 - s, s])
+
+
+# ---------------------------------------------------------------------------
+# LossCurve
+# ---------------------------------------------------------------------------
+def test_curve_from_atoms_is_randomized_response():
+    # f_{1,0}(alpha) = max(0, 1 - e alpha, e^-1 (1 - alpha)) (DRS Prop. 2.5)
+    c = pld.curve_from_atoms(*_rr_atoms(1.0), symmetric=True)
+    ref = np.maximum(0.0, np.maximum(1 - math.e * ALPHAS, (1 - ALPHAS) / math.e))
+    assert_allclose(c(ALPHAS), ref, rtol=1e-13, atol=1e-15)
+    assert isinstance(c, gdp.tradeoff.PiecewiseLinear)
+
+
+def test_losscurve_profile_and_inversion_are_exact():
+    c = pld.curve_from_atoms(*_rr_atoms(0.7), symmetric=True)
+    eps = np.array([-2.0, -0.3, 0.0, 0.2, 0.69, 0.7, 3.0, np.inf])
+    # RR profile: (1+e^eps) ... : delta(e) = (e^0.7 - e^e)/(1 + e^0.7) for 0 <= e <= 0.7
+    e7 = math.exp(0.7)
+    ref = np.where(eps >= 0.7, 0.0, np.where(
+        eps >= -0.7, (e7 - np.exp(np.minimum(eps, 1))) / (1 + e7), 1 - np.exp(np.minimum(eps, 0))))
+    assert_allclose(c.hockey_stick(eps), ref, rtol=1e-12, atol=1e-15)
+    d = np.array([0.3, 0.1, 0.01, 0.0])
+    eps_d = np.log(e7 - d * (1 + e7))  # solves the formula above
+    got = c.epsilon(d)
+    assert_allclose(got, np.minimum(eps_d, 0.7), rtol=1e-12)
+    # the sound side: the answer's profile never exceeds the requested delta
+    assert np.all(c.delta(got) <= d * (1 + 1e-12) + 1e-16)
+
+
+def test_losscurve_inverse_reflects_graph():
+    u = np.array([2.0, 0.5, -1.0])
+    p = np.array([0.1, 0.3, 0.6])
+    q = p * np.exp(u)
+    q = q / q.sum()  # any atoms: the inverse curve is the reflection in the diagonal
+    c = pld.curve_from_atoms(u, p, q)
+    inv = c.inverse()
+    # reflection: inv(c(a)) = a at the vertices of c
+    assert_allclose(inv(c(c.alpha[1:-1])), c.alpha[1:-1], rtol=1e-12)
+    assert inv.inverse()(ALPHAS) == pytest.approx(c(ALPHAS), rel=1e-12, abs=1e-15)
+
+
+def test_losscurve_large_losses_keep_log_alpha():
+    # P-masses e^{-t} underflow for t ~ 1000; the profile still resolves them
+    t = np.array([1000.0, 990.0])
+    lq = np.array([math.log(0.5), math.log(0.5)])
+    la = np.logaddexp.accumulate(lq - t)
+    c = pld._finish(np.concatenate([[0.0], np.exp(la)]), np.array([0.0, 0.5, 1.0]), t,
+                    name="big", lalpha=np.concatenate([[-np.inf], la]))
+    # delta(eps) at eps = 995: only the atom at 1000 exceeds e^eps: 0.5 (1 - e^-5)
+    assert_allclose(c.hockey_stick(995.0), 0.5 * -math.expm1(-5.0), rtol=1e-12)
+    assert_allclose(c.epsilon(0.5 * -math.expm1(-5.0)), 995.0, rtol=1e-12)
+
+
+def test_hull_min_and_max_curves():
+    pa = np.array([0.3, 0.7])
+    qa = np.array([0.3 * math.e, 1 - 0.3 * math.e])
+    a = pld.curve_from_atoms(np.log(qa / pa), pa, qa)
+    b = a.inverse()
+    hull = pld.hull_min_curves(a, b, symmetric=True)
+    mx = pld.max_curves(a, b, symmetric=True)
+    x = np.linspace(0, 1, 2001)
+    lo = np.minimum(a(x), b(x))
+    assert np.all(hull(x) <= lo + 1e-12)          # a minorant
+    assert np.all(np.diff(hull(x), 2) >= -1e-9)   # convex
+    assert_allclose(mx(x), np.maximum(a(x), b(x)), atol=1e-12)
+    # conjugacy: hull profile = max of profiles; max-curve profile <= min of profiles
+    eps = np.linspace(-1.5, 1.5, 31)
+    assert_allclose(hull.hockey_stick(eps),
+                    np.maximum(a.hockey_stick(eps), b.hockey_stick(eps)), atol=1e-12)
+    assert np.all(mx.hockey_stick(eps) <= np.minimum(a.hockey_stick(eps),
+                                                     b.hockey_stick(eps)) + 1e-12)
+
+
+# ---------------------------------------------------------------------------
+# discretisation of one factor
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("f", [gdp.G_mu(1.0), gdp.laplace(0.8),
+                               gdp.poisson_subsample(gdp.G_mu(1.0), 0.05)])
+def test_factor_discretisation_brackets_the_profile(f):
+    law = pld.law_of(f)
+    h = 0.02
+    ka, kb = pld._factor_window(law, h, 1e-25, 1 << 20)
+    lp = pld._disc_pess(law, h, ka, kb)
+    lo = pld._disc_opt(law, h, ka, kb)
+    t = (ka + np.arange(kb - ka + 1)) * h
+    assert lp.q.sum() + lp.q_inf == pytest.approx(1.0, abs=1e-14)   # no mass dropped
+    # the optimistic side may drop Q-mass it cannot balance (at the support floor on a
+    # coarse lattice): never more than there is
+    assert 0.999 <= lo.q.sum() + lo.q_inf <= 1.0 + 1e-12
+    eps = np.linspace(-1.0, 1.5, 51)
+    g = np.clip(1 - np.exp(eps[:, None] - t[None, :]), 0, None)
+    d_pess = g @ lp.q + lp.q_inf
+    d_opt = g @ lo.q + lo.q_inf
+    true = np.asarray(f.hockey_stick(eps))
+    assert np.all(d_pess >= true * (1 - 1e-12) - 1e-16)   # sound (would fail if rounded down)
+    assert np.all(d_opt <= true * (1 + 1e-12) + 1e-16)
+    # connect-the-dots is exact at the lattice points
+    on = np.isin(np.round(eps / h), np.arange(ka, kb + 1)) & (np.abs(eps / h - np.round(eps / h))
+                                                              < 1e-9)
+    assert_allclose(d_pess[on], true[on], rtol=1e-9, atol=1e-15)
+
+
+def test_generic_factor_is_discretised_soundly():
+    g = gdp.from_callable(lambda a: np.maximum(0.0, 1.0 - a) ** 2)
+    law = pld.law_of(g)
+    assert isinstance(law, pld.GenericLaw)
+    lat = pld._disc_pess(law, 0.05, -60, 14)
+    t = (lat.k0 + np.arange(lat.q.size)) * 0.05
+    eps = np.linspace(-2.0, 0.69, 40)
+    d = np.clip(1 - np.exp(eps[:, None] - t[None, :]), 0, None) @ lat.q + lat.q_inf
+    # exact profile of (1-a)^2: sup_a 1 - e^eps a - (1-a)^2 = (1 - e^eps/2)^2 for e^eps < 2
+    true = (1 - np.exp(eps) / 2) ** 2
+    assert np.all(d >= true - 1e-12)
+    assert np.max(d - true) < 0.01
+
+
+# ---------------------------------------------------------------------------
+# numeric composition
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("mu", "n"), [(1.0, 4), (0.3, 100), (0.05, 3000)])
+def test_numeric_gaussian_power_matches_closed_form(mu, n):
+    h = pld.compose_numeric([(gdp.G_mu(mu), n)])
+    exact = gdp.G_mu(mu * math.sqrt(n))
+    d = np.array([1e-3, 1e-6, 1e-10])
+    e_sound = np.asarray(h.epsilon(d))
+    lo, hi = h.epsilon_bounds(d)
+    e_exact = np.asarray(exact.epsilon(d))
+    assert np.all(e_sound >= e_exact)                      # never too low
+    assert np.all(np.asarray(lo) <= e_exact)
+    assert_allclose(e_sound, e_exact, rtol=2e-3)           # default rtol=1e-3 accuracy
+    # the curves bracket the closed form, and the default curve is the lower one
+    assert np.all(h(ALPHAS) <= exact(ALPHAS) + 1e-13)
+    assert np.all(h.upper(ALPHAS) >= exact(ALPHAS) - 1e-13)
+    assert np.max(h.upper(ALPHAS) - h(ALPHAS)) < 5e-3
+    eps = np.array([0.0, 0.5, 2.0, 5.0])
+    dl, du = h.delta_bounds(eps)
+    de = np.asarray(exact.delta(eps))
+    assert np.all(np.asarray(du) >= de) and np.all(np.asarray(dl) <= de)
+
+
+def test_tighter_rtol_tightens_the_bracket():
+    f = gdp.laplace(0.4)
+    coarse = pld.compose_numeric([(f, 20)], pld.accuracy(rtol=1e-3))
+    fine = pld.compose_numeric([(f, 20)], pld.accuracy(rtol=1e-5))
+    w = lambda h: np.subtract(*h.epsilon_bounds(1e-6)[::-1])  # noqa: E731
+    assert w(fine) < w(coarse) / 3
+    lo_c, hi_c = coarse.epsilon_bounds(1e-6)
+    lo_f, hi_f = fine.epsilon_bounds(1e-6)
+    assert lo_c <= hi_f and lo_f <= hi_c  # both contain the truth
+
+
+def test_tiny_delta_uses_the_mgf_bound_soundly():
+    h = pld.compose_numeric([(gdp.G_mu(0.2), 25)])  # = G_1
+    e = h.epsilon(1e-15)  # below the floating-point floor of the lattice (~1e-12)
+    assert math.isfinite(e)
+    assert gdp.G_mu(1.0).epsilon(1e-15) <= e <= 1.3 * gdp.G_mu(1.0).epsilon(1e-15)
+    # below the mass charged to +inf by truncation (tail_mass) no finite eps is certified
+    assert h.epsilon(1e-30) == math.inf
+    deep = pld.compose_numeric([(gdp.G_mu(0.2), 25)], pld.accuracy(tail_mass=1e-45))
+    e30 = deep.epsilon(1e-30)
+    assert gdp.G_mu(1.0).epsilon(1e-30) <= e30 <= 1.3 * gdp.G_mu(1.0).epsilon(1e-30)
+
+
+def test_huge_losses_stay_finite_and_bracketed():
+    h = pld.compose_numeric([(gdp.G_mu(40.0), 2)])  # = G_{40 sqrt 2}, losses ~ 1600
+    exact = gdp.G_mu(40.0 * math.sqrt(2.0))
+    lo, hi = h.epsilon_bounds(1e-6)
+    assert lo <= exact.epsilon(1e-6) <= hi
+    assert hi < 1.01 * exact.epsilon(1e-6)
+
+
+def test_asymmetric_composition_symmetrizes_soundly():
+    fp = gdp.poisson_subsample(gdp.G_mu(2.0), 0.3)
+    h = pld.compose_numeric([(fp, 3)])
+    assert not h.is_symmetric
+    # delta() of an f-DP mechanism is the profile of max(h, h^-1) (tradeoff.py convention)
+    eps = np.array([0.0, 0.5, 1.0, 2.0])
+    sym = h.symmetrize()
+    assert sym.is_symmetric
+    d = np.asarray(h.delta(eps))
+    assert_allclose(d, np.asarray(sym.delta(eps)), rtol=1e-12)
+    one = np.asarray(h.hockey_stick(eps))
+    inv = np.asarray(h.inverse().hockey_stick(eps))
+    assert np.all(d <= np.minimum(one, inv) + 1e-12)
+    lo, hi = sym.delta_bounds(eps)
+    assert np.all(np.asarray(lo) <= d + 1e-15)
+
+
+def test_accuracy_validation_messages():
+    with pytest.raises(TypeError, match=r"unknown accuracy keyword\(s\) \['step'\]"):
+        pld.accuracy(step=0.1)
+    with pytest.raises(ValueError, match=r"`rtol` must be a number in \[1e-12, 0.5\]"):
+        pld.accuracy(rtol=0.0)
+    with pytest.raises(ValueError, match=r"`max_points` must be an integer >= 1024"):
+        pld.accuracy(max_points=10)
+
+
+def test_memory_cap_gives_a_clear_error():
+    with pytest.raises(ValueError, match=r"needs (a lattice of )?\d+ points.* more than "
+                                         r"max_points=2048; pass a larger"):
+        pld.compose_numeric([(gdp.G_mu(0.01), 1000)], pld.accuracy(max_points=2048,
+                                                                  rtol=1e-6))
+    with pytest.raises(ValueError, match=r"the composition needs a lattice of \d+ points"):
+        pld.compose_numeric([(gdp.G_mu(0.5), 100000)], pld.accuracy(max_points=4096))
+
+
+def test_info_reports_the_allowances():
+    h = pld.compose_numeric([(gdp.laplace(0.3), 50)])
+    i = h.info
+    assert i.grid_step > 0 and i.n_points >= 16
+    assert 0 <= i.tail_bound <= 1e-18 and 0 <= i.roundoff < 1e-9
+    assert 0 <= i.rel_roundoff < 1e-9 and 0 <= i.loss_shift < 1e-9
+    assert "Composition(" in repr(h)
