@@ -349,6 +349,8 @@ def _compose_groups(groups: list[tuple[TradeOff, int]], acc_kw: dict[str, Any]) 
     log_keep = 0.0  # log(1 - delta) of the split-off delta part
     merged: dict[Any, list] = {}
     gauss = 0.0
+    # G_0 (x) G_0 stays a Gaussian (G_0); with an Identity among the factors it is Identity
+    all_gauss = bool(groups) and all(isinstance(f, Gaussian) for f, _ in groups)
     for f, n in groups:
         while isinstance(f, WithDelta):
             log_keep += n * math.log1p(-f.delta_) if f.delta_ < 1 else -math.inf
@@ -379,7 +381,7 @@ def _compose_groups(groups: list[tuple[TradeOff, int]], acc_kw: dict[str, Any]) 
             return _with_delta(g, delta)
         rest.append((g, 1))
     if not rest:
-        return _with_delta(Identity(), delta)
+        return _with_delta(Gaussian(mu=0.0) if all_gauss else Identity(), delta)
     if len(rest) == 1 and rest[0][1] == 1:
         return _with_delta(rest[0][0], delta)
     # randomized response powers: binomial, exact

@@ -326,7 +326,9 @@ def _solve_eps(m: np.ndarray, logd: np.ndarray) -> np.ndarray:
         s = g / F1
         xN = x - s  # Newton point: delta(xN) <= target by concavity of log delta
         safe = xN + (tau / np.abs(F1) + 4.5e-16 * xN)
-        done = np.abs(F2 * s * s / F1) <= _RTOL * xN  # lhs: about twice the error of xN
+        # lhs: about twice the error of xN; near eps = 0 the rounding margin tau/|F1| is the
+        # floor of what is attainable, so it serves as the absolute scale
+        done = np.abs(F2 * s * s / F1) <= _RTOL * np.maximum(xN, tau / np.abs(F1))
         if idx is None:
             if done.all():
                 return safe
