@@ -440,6 +440,12 @@ def compose(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
     >>> bool(0 < hi - lo < 0.01)
     True
     """
+    return _compose_groups(_grouped(fs), accuracy_kw)
+
+
+def _grouped(fs: tuple[TradeOff, ...]) -> list[tuple[TradeOff, int]]:
+    """Check the factors and count equal ones: ``[(f, multiplicity), ...]`` in first-seen
+    order (equal factors become one tensor power)."""
     for i, f in enumerate(fs):
         if not isinstance(f, TradeOff):
             raise TypeError(f"`fs[{i}]` must be a TradeOff; got {f!r}")
@@ -450,7 +456,7 @@ def compose(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
             groups[k][1] += 1
         else:
             groups[k] = [f, 1]
-    return _compose_groups([(f, n) for f, n in groups.values()], accuracy_kw)
+    return [(f, n) for f, n in groups.values()]
 
 
 def compose_power(f: TradeOff, n: int, **accuracy_kw: Any) -> TradeOff:
@@ -497,12 +503,5 @@ def compose_two_orders(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
     if all(f.is_symmetric for f in fs):
         return compose(*fs, **accuracy_kw)
     acc = accuracy(**accuracy_kw)
-    groups: dict[Any, list] = {}
-    for f in fs:
-        k = _key(f)
-        if k in groups:
-            groups[k][1] += 1
-        else:
-            groups[k] = [f, 1]
-    pairs = [(f, n) for f, n in groups.values()]
+    pairs = _grouped(fs)
     return _two_orders(pairs, acc, name=_name(pairs))
