@@ -37,7 +37,7 @@ Privacy", ICML 2015 (randomized response is the worst case; binomial loss).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -266,8 +266,54 @@ def randomized_response_power(eps: float, k: int) -> LossCurve:
     lp = lc + j * eps - lz
     lq = lc + (k - j) * eps - lz
     u = (k - 2.0 * j) * eps
-    return curve_from_atoms(u, np.exp(lp), np.exp(lq), symmetric=True,
-                            name=f"f_{{{eps:g},0}}^{{\\otimes {k}}}")
+    curve = curve_from_atoms(u, np.exp(lp), np.exp(lq), symmetric=True,
+                             name=f"f_{{{eps:g},0}}^{{\\otimes {k}}}")
+    return RandomizedResponsePower(
+        **{f.name: getattr(curve, f.name) for f in fields(curve)}, eps0=float(eps), k=k)
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class RandomizedResponsePower(LossCurve):
+    r""":math:`f_{\varepsilon_0,0}^{\otimes k}` as an exact curve whose privacy profile and
+    ε(δ) come from the binomial law in log space (:func:`gdp.bounds.kov_delta`,
+    :func:`gdp.bounds.kov_epsilon`, rounded up by their error margin).
+
+    The vertices of the curve live in double precision, so where the type I errors of the
+    relevant tests underflow (e.g. :math:`f_{0.5,0}^{\otimes 10^4}` at ε ≈ 1430, α ≈ e^{-4000})
+    the curve alone would only give the sound but useless ε = ∞; the log-space sums keep the
+    exact answer.
+
+    Examples
+    --------
+    >>> import gdp
+    >>> h = gdp.f_eps_delta(0.5) ** 10_000
+    >>> h
+    RandomizedResponsePower(eps0=0.5, k=10000)
+    >>> round(h.epsilon(1e-5), 2)
+    1429.69
+    """
+
+    eps0: float = 0.0
+    k: int = 1
+
+    def __repr__(self):
+        return f"RandomizedResponsePower(eps0={self.eps0!r}, k={self.k!r})"
+
+    def _hockey(self, eps):
+        from .bounds import kov_delta  # same layer; imported here to keep start-up light
+
+        eps = np.asarray(eps, dtype=float)
+        out = np.asarray(LossCurve._hockey(self, eps), dtype=float).copy()
+        use = np.isfinite(eps) & (eps >= 0)
+        if use.any():
+            out[use] = np.asarray(kov_delta(self.eps0, 0.0, self.k, eps[use]), dtype=float)
+        return out
+
+    def _epsilon(self, delta):
+        from .bounds import kov_epsilon
+
+        return np.asarray(kov_epsilon(self.eps0, 0.0, self.k, np.asarray(delta, dtype=float)),
+                          dtype=float)
 
 
 def _sparse_conv(a: tuple, b: tuple) -> tuple | None:

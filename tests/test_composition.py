@@ -256,3 +256,17 @@ def test_numeric_result_with_a_delta_part():
     assert_allclose(h(a), np.where(a < 0.999, 0.999 * h0(np.minimum(a / 0.999, 1.0)), 0.0),
                     rtol=1e-12, atol=1e-15)
     assert h.epsilon(1e-3) == math.inf or h.delta(h.epsilon(1e-3)) <= 1e-3
+
+
+def test_randomized_response_power_beyond_the_float_range_of_alpha():
+    # f_{0.5,0}^{(x)10^4}: at delta = 1e-5 the relevant type I errors are ~e^-4000, which no
+    # double holds; the binomial law in log space still gives the exact, finite epsilon.
+    # Reference: the KOV profile (tested against mpmath in test_bounds) and its kinks.
+    from gdp.bounds import kov_delta
+
+    h = gdp.f_eps_delta(0.5) ** 10_000
+    e = h.epsilon(1e-5)
+    assert math.isfinite(e)
+    assert kov_delta(0.5, 0.0, 10_000, e) <= 1e-5            # sound
+    assert kov_delta(0.5, 0.0, 10_000, e * (1 - 1e-9)) > 1e-5  # and tight
+    assert_allclose(h.delta(e), kov_delta(0.5, 0.0, 10_000, e), rtol=1e-12)
