@@ -286,36 +286,27 @@ def _progress(args: argparse.Namespace) -> _Progress:
     return _Progress(enabled)
 
 
-def _bracket(f: Any) -> tuple[TradeOff, TradeOff] | None:
-    lo, hi = getattr(f, "lower", None), getattr(f, "upper", None)
-    if isinstance(lo, TradeOff) and isinstance(hi, TradeOff):
-        return lo, hi
-    return None
+def _report(f: TradeOff, given: str, value: float, asked: str) -> dict[str, Any]:
+    """``asked`` (``"eps"`` or ``"delta"``) at ``given = value`` on the sound side, with the
+    bracket when ``f`` is a numeric result (every TradeOff with ``lower``/``upper`` also has
+    ``epsilon_bounds``/``delta_bounds``)."""
+    method = "epsilon" if asked == "eps" else "delta"
+    sound = float(getattr(f, method)(value))
+    rec: dict[str, Any] = {given: value, asked: sound}
+    if hasattr(f, method + "_bounds"):
+        lo, hi = getattr(f, method + "_bounds")(value)
+        rec[asked + "_lower"], rec[asked + "_upper"] = float(lo), max(float(hi), sound)
+    return rec
 
 
 def _eps_report(f: TradeOff, delta: float) -> dict[str, Any]:
     """ε at δ on the sound side, with the bracket of a numeric result."""
-    eps = float(f.epsilon(delta))
-    rec: dict[str, Any] = {"delta": delta, "eps": eps}
-    if hasattr(f, "epsilon_bounds"):
-        lo, hi = f.epsilon_bounds(delta)
-        rec["eps_lower"], rec["eps_upper"] = float(lo), max(float(hi), eps)
-    elif (br := _bracket(f)) is not None:
-        rec["eps_lower"] = float(br[1].epsilon(delta))
-        rec["eps_upper"] = max(float(br[0].epsilon(delta)), eps)
-    return rec
+    return _report(f, "delta", delta, "eps")
 
 
 def _delta_report(f: TradeOff, eps: float) -> dict[str, Any]:
-    delta = float(f.delta(eps))
-    rec: dict[str, Any] = {"eps": eps, "delta": delta}
-    if hasattr(f, "delta_bounds"):
-        lo, hi = f.delta_bounds(eps)
-        rec["delta_lower"], rec["delta_upper"] = float(lo), max(float(hi), delta)
-    elif (br := _bracket(f)) is not None:
-        rec["delta_lower"] = float(br[1].delta(eps))
-        rec["delta_upper"] = max(float(br[0].delta(eps)), delta)
-    return rec
+    """δ at ε on the sound side, with the bracket of a numeric result."""
+    return _report(f, "eps", eps, "delta")
 
 
 def _bracket_text(rec: dict[str, Any], key: str) -> str:
