@@ -29,9 +29,10 @@ from pathlib import Path
 import numpy as np
 
 import gdp
-from gdp.central_limit import ApproximationWarning, _dense_grid, _lower_hull, _rr_power
-from gdp.subsampling import dpsgd as dpsgd_exact
-from gdp.subsampling import poisson_subsample
+from gdp.approx.central_limit import ApproximationWarning, _dense_grid, _rr_power
+from gdp.approx.edgeworth_series import _lower_hull
+from gdp.sampling.dp_sgd import dpsgd as dpsgd_exact
+from gdp.sampling.subsampling import poisson_subsample
 
 DELTA = 1e-5
 GRID = _dense_grid()[1:]  # alpha in (0, 1]: at alpha = 0 every curve is 1 by definition
@@ -70,7 +71,7 @@ def _power(f, k):
     try:
         return f**k
     except NotImplementedError:  # composition.py not wired to the engine yet
-        from gdp.pld import compose_numeric
+        from gdp.engine.numeric import compose_numeric
 
         return compose_numeric([(f, k)])
 

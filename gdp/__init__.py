@@ -6,12 +6,59 @@ Trade-off functions are the objects; everything else is a function of them.
 >>> h = gdp.G_mu(1.0) @ gdp.G_mu(2.0)
 >>> h
 Gaussian(mu=2.23606797749979)
+
+Layout
+------
+The package is built in floors; a module imports only from its own floor or the floors
+below it (``tests/test_layers.py`` checks this, function-level imports included, and that
+no modules import each other in a circle):
+
+1. ground: ``_numerics`` (log-space helpers, the lower convex hull, bracketed root finding
+   and maximisation), ``_validation`` (argument checks, one message style);
+2. ``core``: the :class:`TradeOff` abstraction, its wrappers and constructors;
+3. ``families``: :math:`G_\mu`, :math:`f_{\varepsilon,\delta}`, Laplace (closed forms);
+4. ``engine``: privacy-loss laws, lattice discretisation on both sides, Fourier
+   composition, exact atomic compositions and the :func:`compose` dispatcher;
+5. ``sampling``: subsampling, Poisson subsampling, DP-SGD;
+6. ``approx``: functionals, the CLT, Edgeworth (labelled approximations);
+7. ``bounds``: classical, KOV, RDP bounds and the comparison tables;
+8. ``accounting``: calibration of the noise to a target;
+9. ``mechanisms``: mechanisms, sensitivities, the empirical auditor;
+10. ``plot``: plots and the figures of the notes (matplotlib, loaded lazily);
+11. ``cli``: the ``gdp`` command.
+
+The operators ``@`` and ``**`` of the core reach the engine through a hook the engine
+registers when it is imported (:func:`gdp.core.register_engine`).
+
+The names below are the ones a user types; the classes behind them (``Gaussian``,
+``Composition``, ``LossCurve``, ``Bracketed``, ...) live in their subpackages and stay
+reachable here too.
 """
 
 from __future__ import annotations
 
-from . import mechanisms, sensitivity
-from .auditing import AuditResult, audit, plot_audit
+from . import engine as _engine  # registers the composition engine with the core
+from . import mechanisms
+from .accounting import Calibration, calibrate_dpsgd, calibrate_gaussian, calibrate_sigma
+from .approx import (
+    ApproximationWarning,
+    BerryEsseenLower,
+    BerryEsseenUpper,
+    CLTResult,
+    EdgeworthApprox,
+    Functionals,
+    GaussianDelta,
+    clt,
+    clt_limit,
+    edgeworth,
+    eps_delta_limit,
+    functionals,
+    kappa2,
+    kappa3,
+    kappa3_bar,
+    kl,
+    noisy_sgd_mu,
+)
 from .bounds import (
     DEFAULT_ORDERS,
     METHODS,
@@ -37,52 +84,7 @@ from .bounds import (
     rdp_randomized_response,
     rdp_sampled_gaussian,
 )
-from .calibrate import Calibration, calibrate_dpsgd, calibrate_gaussian, calibrate_sigma
-from .central_limit import (
-    ApproximationWarning,
-    BerryEsseenLower,
-    BerryEsseenUpper,
-    CLTResult,
-    EdgeworthApprox,
-    Functionals,
-    GaussianDelta,
-    clt,
-    clt_limit,
-    edgeworth,
-    eps_delta_limit,
-    functionals,
-    kappa2,
-    kappa3,
-    kappa3_bar,
-    kl,
-    noisy_sgd_mu,
-)
-from .composition import WithDelta, compose, compose_power, compose_two_orders
-from .epsdelta import EpsDelta, f_eps_delta
-from .gaussian import (
-    G_mu,
-    Gaussian,
-    compose_mu,
-    delta_from_mu,
-    eps_from_mu,
-    group_mu,
-    log_delta_from_mu,
-    mu_from_eps_delta,
-    mu_from_sigma,
-    sigma_classical,
-    sigma_from_eps_delta,
-    sigma_from_mu,
-)
-from .laplace import Laplace, laplace
-from .pld import Composition, LossCurve
-from .subsampling import (
-    PoissonSubsampled,
-    Subsampled,
-    dpsgd,
-    poisson_subsample,
-    subsample,
-)
-from .tradeoff import (
+from .core import (
     Bracketed,
     TradeOff,
     from_callable,
@@ -91,35 +93,52 @@ from .tradeoff import (
     from_privacy_profile,
     identity,
 )
+from .engine import Composition, LossCurve, WithDelta, compose, compose_power, compose_two_orders
+from .families import (
+    EpsDelta,
+    G_mu,
+    Gaussian,
+    Laplace,
+    compose_mu,
+    delta_from_mu,
+    eps_from_mu,
+    f_eps_delta,
+    group_mu,
+    laplace,
+    log_delta_from_mu,
+    mu_from_eps_delta,
+    mu_from_sigma,
+    sigma_classical,
+    sigma_from_eps_delta,
+    sigma_from_mu,
+)
+from .mechanisms import AuditResult, audit, sensitivity
+from .sampling import PoissonSubsampled, Subsampled, dpsgd, poisson_subsample, subsample
+
+del _engine
 
 __version__ = "0.1.0"
 
 __all__ = [
+    # trade-off functions and their constructors
     "TradeOff",
-    "Bracketed",
     "identity",
     "G_mu",
-    "Gaussian",
     "f_eps_delta",
-    "EpsDelta",
     "laplace",
-    "Laplace",
     "from_callable",
     "from_curve",
     "from_distributions",
     "from_privacy_profile",
+    # composition
     "compose",
     "compose_power",
     "compose_two_orders",
-    "WithDelta",
-    "Composition",
-    "LossCurve",
-    "pld",
+    # subsampling and DP-SGD
     "dpsgd",
     "subsample",
     "poisson_subsample",
-    "PoissonSubsampled",
-    "Subsampled",
+    # Gaussian DP
     "delta_from_mu",
     "log_delta_from_mu",
     "eps_from_mu",
@@ -130,6 +149,7 @@ __all__ = [
     "sigma_classical",
     "compose_mu",
     "group_mu",
+    # bounds and comparisons
     "basic_composition",
     "advanced_composition",
     "advanced_epsilon",
@@ -139,7 +159,6 @@ __all__ = [
     "kairouz_delta",
     "kov_delta",
     "kov_epsilon",
-    "DEFAULT_ORDERS",
     "rdp_gaussian",
     "rdp_laplace",
     "rdp_randomized_response",
@@ -147,49 +166,41 @@ __all__ = [
     "rdp_of",
     "eps_from_rdp",
     "delta_from_rdp",
-    "BoundRecord",
-    "Comparison",
-    "EpsilonCurves",
-    "METHODS",
     "compare",
     "epsilon_vs_k",
-    "Calibration",
+    # calibration
     "calibrate_sigma",
     "calibrate_dpsgd",
     "calibrate_gaussian",
+    # central limit theorem and Edgeworth
     "kl",
     "kappa2",
     "kappa3",
     "kappa3_bar",
     "functionals",
-    "Functionals",
     "clt",
-    "CLTResult",
-    "BerryEsseenLower",
-    "BerryEsseenUpper",
     "clt_limit",
     "eps_delta_limit",
-    "GaussianDelta",
     "noisy_sgd_mu",
     "edgeworth",
-    "EdgeworthApprox",
     "ApproximationWarning",
+    # mechanisms, sensitivities, auditing, plots
     "mechanisms",
     "sensitivity",
     "audit",
-    "AuditResult",
+    "plot",
     "plot_audit",
 ]
 
-
 def __getattr__(name: str):
     """Load :mod:`gdp.plot` on first use (PEP 562), so ``import gdp`` needs no matplotlib."""
-    if name == "plot":
+    if name in ("plot", "plot_audit"):
         import importlib
 
-        return importlib.import_module(".plot", __name__)
+        plot = importlib.import_module(".plot", __name__)
+        return plot if name == "plot" else plot.plot_audit
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), "plot"})
+    return sorted({*globals(), "plot", "plot_audit"})

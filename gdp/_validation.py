@@ -13,14 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "check_real",
-    "check_int",
-    "check_probability",
-    "as_real_array",
-    "as_probability_array",
-]
-
+__all__ = ["check_real", "check_int", "check_probability", "as_real_array", "as_probability_array"]
 
 def _show(value: Any) -> str:
     """Format a value for an error message without numpy's ``np.float64(...)`` noise."""

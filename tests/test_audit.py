@@ -19,8 +19,8 @@ from numpy.testing import assert_allclose  # noqa: E402
 from scipy import special, stats  # noqa: E402
 
 import gdp  # noqa: E402
-from gdp import auditing  # noqa: E402
 from gdp import mechanisms as M  # noqa: E402
+from gdp.mechanisms import auditing  # noqa: E402
 
 GRID = np.concatenate([np.logspace(-12, -1, 400), np.linspace(0.0, 1.0, 4001)[1:-1]])
 

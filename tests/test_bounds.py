@@ -15,7 +15,7 @@ from numpy.testing import assert_allclose
 from scipy import integrate
 
 import gdp
-from gdp.bounds import _grid_min
+from gdp.bounds.comparison import _grid_min
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -639,7 +639,7 @@ def test_epsilon_vs_k_matches_compare_and_plots():
     recs = cur.to_records()
     assert len(recs) == 16 and recs[0] == {"k": 1, "method": "basic", "epsilon": 0.05,
                                            "kind": "bound"}
-    from gdp.plot import compare_data
+    from gdp.plot.comparison import compare_data
 
     data = compare_data(cur)
     assert_allclose(data.columns["kov"], cur.columns["kov"], rtol=0)

@@ -1,4 +1,4 @@
-"""Tests of gdp.calibrate: the smallest noise that meets a privacy target."""
+"""Tests of gdp.accounting.calibrate: the smallest noise that meets a privacy target."""
 
 from __future__ import annotations
 

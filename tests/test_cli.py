@@ -11,7 +11,9 @@ import pytest
 from numpy.testing import assert_allclose
 
 import gdp
-from gdp.cli import _jsonable, load_mechanisms, main, parse_curve, parse_mechanism
+from gdp.cli import main
+from gdp.cli.output import _jsonable
+from gdp.cli.specs import load_mechanisms, parse_curve, parse_mechanism
 
 mp.mp.dps = 40
 
@@ -281,7 +283,8 @@ def test_dpsgd_bad_input(capsys, argv, match):
 
 
 def test_dpsgd_epochs_and_batch_size_give_steps_and_p():
-    from gdp.cli import _dpsgd_params, build_parser
+    from gdp.cli import build_parser
+    from gdp.cli.commands import _dpsgd_params
 
     args = build_parser().parse_args(["dpsgd", "--sigma", "1.1", "--batch-size", "256",
                                       "--dataset-size", "60000", "--epochs", "15"])

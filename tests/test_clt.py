@@ -20,17 +20,17 @@ from numpy.testing import assert_allclose
 from scipy import integrate, special
 
 import gdp
-from gdp.central_limit import (
+from gdp.approx.central_limit import (
     _G,
     ApproximationWarning,
     BerryEsseenLower,
     BerryEsseenUpper,
-    GaussianDelta,
-    _cumulants,
     _dense_grid,
     _rr_power,
 )
-from gdp.subsampling import subsample
+from gdp.approx.functionals import _cumulants
+from gdp.approx.limits import GaussianDelta
+from gdp.sampling.subsampling import subsample
 
 GRID = _dense_grid()
 # for convexity checks: spacing >= 1e-7, so float rounding of f does not swamp the slopes
@@ -483,28 +483,11 @@ def test_edgeworth_non_symmetric_uses_both_sides():
 
 
 # ---------------------------------------------------------------------------
-# against the numeric composition engine (when present)
+# against the numeric composition engine
 # ---------------------------------------------------------------------------
-def _power(f, k):
-    """The numeric engine's k-fold composition (f ** k; gdp.pld directly if composition.py
-    is not wired to it)."""
-    try:
-        return f**k
-    except NotImplementedError:
-        pld = pytest.importorskip("gdp.pld")
-        return pld.compose_numeric([(f, k)])
-
-
-def _engine():
-    try:
-        return gdp.compose(gdp.laplace(0.5), gdp.laplace(0.5))
-    except NotImplementedError:
-        pytest.skip("gdp.compose is not wired to the numeric engine")
-
-
 @pytest.mark.parametrize("mu,k", [(0.5, 10), (0.2, 50), (1.0, 30)])
 def test_laplace_composition_against_engine(mu, k):
-    h = _power(gdp.laplace(mu), k)
+    h = gdp.laplace(mu) ** k
     lo = np.asarray(h.lower(GRID))
     hi = np.asarray(h.upper(GRID))
     r = gdp.clt(gdp.laplace(mu), k)
@@ -592,7 +575,6 @@ def test_noisy_sgd_uniform_formula_from_the_clt(sigma):
 
 
 def test_check_against_the_engine_warns():
-    _engine()
     # Lap(1)^{(x)10}: G_mu is ~0.4 away from the exact curve near alpha = 0 (docs table)
     with pytest.warns(ApproximationWarning, match=r"away from the exact composition"):
         gdp.clt(gdp.laplace(1.0), 10, check=True)

@@ -19,8 +19,10 @@ from numpy.testing import assert_allclose
 from scipy import special
 
 import gdp
-from gdp.composition import WithDelta, randomized_response_power
-from gdp.pld import Composition, LossCurve
+from gdp.engine.curves import LossCurve
+from gdp.engine.randomized_response import randomized_response_power
+from gdp.engine.result import Composition
+from gdp.engine.with_delta import WithDelta
 
 ALPHAS = np.concatenate([np.linspace(0.0, 1.0, 201), np.logspace(-10, -1, 19)])
 
@@ -52,8 +54,8 @@ def test_identity_is_neutral():
     f = gdp.laplace(0.7)
     assert gdp.compose(f, gdp.identity()) is f
     assert gdp.identity() @ f is f
-    assert isinstance(gdp.compose(), gdp.tradeoff.Identity)
-    assert isinstance(gdp.compose(gdp.identity(), gdp.G_mu(0.0)), gdp.tradeoff.Identity)
+    assert isinstance(gdp.compose(), gdp.core.Identity)
+    assert isinstance(gdp.compose(gdp.identity(), gdp.G_mu(0.0)), gdp.core.Identity)
 
 
 def test_pure_delta_parts_combine():
@@ -104,7 +106,7 @@ def test_rr_power_is_the_binomial_neyman_pearson_curve(eps, k):
     h = gdp.f_eps_delta(eps) ** k
     # k = 1 keeps the closed form; powers are exact piecewise-linear curves
     assert isinstance(h, gdp.EpsDelta if k == 1 else LossCurve)
-    assert k == 1 or isinstance(h, gdp.tradeoff.PiecewiseLinear)
+    assert k == 1 or isinstance(h, gdp.core.PiecewiseLinear)
     P, Q = _binomial_pair(eps, k)
     ref = gdp.from_distributions(P, Q)  # independent brute-force Neyman-Pearson
     assert_allclose(h(ALPHAS), ref(ALPHAS), rtol=1e-10, atol=1e-13)
@@ -262,7 +264,7 @@ def test_randomized_response_power_beyond_the_float_range_of_alpha():
     # f_{0.5,0}^{(x)10^4}: at delta = 1e-5 the relevant type I errors are ~e^-4000, which no
     # double holds; the binomial law in log space still gives the exact, finite epsilon.
     # Reference: the KOV profile (tested against mpmath in test_bounds) and its kinks.
-    from gdp.bounds import kov_delta
+    from gdp.engine.kov import kov_delta
 
     h = gdp.f_eps_delta(0.5) ** 10_000
     e = h.epsilon(1e-5)

@@ -8,8 +8,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 import gdp
-from gdp.epsdelta import EpsDelta
-from gdp.tradeoff import _generic_epsilon, _numeric_hockey, _numeric_loss_sf
+from gdp.core.generic import _generic_epsilon, _numeric_hockey, _numeric_loss_sf
+from gdp.families.epsdelta import EpsDelta
 
 EPS_GRID = [0.0, 1e-8, 0.1, 1.0, 3.0, 20.0, 300.0]
 DELTA_GRID = [0.0, 1e-300, 1e-10, 1e-5, 0.1, 0.5, 1.0]

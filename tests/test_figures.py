@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 import gdp  # noqa: E402
-from gdp import figures  # noqa: E402
+from gdp.plot import figures  # noqa: E402
 
 
 def png_size(path):

@@ -34,8 +34,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 import gdp
-from gdp.gaussian import Gaussian
-from gdp.tradeoff import Group
+from gdp.core.tradeoff import Group
+from gdp.families.gaussian import Gaussian
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks" / "bench_gaussian_conversions.py"

@@ -9,7 +9,8 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 import gdp
-from gdp.tradeoff import Group, _generic_epsilon, _numeric_hockey, _numeric_loss_sf
+from gdp.core.generic import _generic_epsilon, _numeric_hockey, _numeric_loss_sf
+from gdp.core.tradeoff import Group
 
 mpmath.mp.dps = 30
 

@@ -21,6 +21,7 @@ from scipy import integrate, special, stats
 
 import gdp
 from gdp import mechanisms as M
+from gdp.mechanisms import discrete
 
 ALPHAS = np.concatenate([np.logspace(-10, -1, 60), np.linspace(0.0, 1.0, 401)])
 
@@ -330,7 +331,7 @@ def test_rnm_accuracy():
 def test_bernoulli_exp(num, den):
     g = rng(11)
     n = 20000
-    hits = sum(M._bernoulli_exp(num, den, g) for _ in range(n))
+    hits = sum(discrete._bernoulli_exp(num, den, g) for _ in range(n))
     p = math.exp(-num / den)
     if num == 0:
         assert hits == n
@@ -341,7 +342,7 @@ def test_bernoulli_exp(num, den):
 def test_uniform_below_big_integers():
     g = rng(12)
     n = 3 * 2**70 + 12345
-    xs = [M._uniform_below(n, g) for _ in range(6000)]
+    xs = [discrete._uniform_below(n, g) for _ in range(6000)]
     assert all(0 <= x < n for x in xs)
     buckets = [x * 6 // n for x in xs]
     assert stats.chisquare(np.bincount(buckets, minlength=6)).pvalue > 1e-3
@@ -413,9 +414,9 @@ def test_discrete_gaussian_is_not_g_mu():
 def test_discrete_gaussian_cell_split_is_a_lower_bound(monkeypatch):
     # force coarse cells (runs of 4 integers split into their extreme likelihood ratios):
     # the curve must stay below the exact one, visibly so, and its profile above
-    exact = M._dg_tradeoff(1, 3.0)
-    monkeypatch.setattr(M, "_MAX_ATOMS", 20)
-    split = M._dg_tradeoff(1, 3.0)
+    exact = discrete._dg_tradeoff(1, 3.0)
+    monkeypatch.setattr(discrete, "_MAX_ATOMS", 20)
+    split = discrete._dg_tradeoff(1, 3.0)
     a = np.linspace(0.0, 1.0, 20001)
     gap = exact(a) - split(a)
     assert gap.min() >= -1e-15 and gap.max() > 1e-4
@@ -425,7 +426,7 @@ def test_discrete_gaussian_cell_split_is_a_lower_bound(monkeypatch):
 
 def test_discrete_gaussian_large_sigma_uses_the_split_path():
     # sigma = 3000: ~60 000 integers in the window, runs of 4 are split
-    assert 2 * M._dg_window(3000.0) + 2 > 2 * M._MAX_ATOMS
+    assert 2 * discrete._dg_window(3000.0) + 2 > 2 * discrete._MAX_ATOMS
     dg = M.DiscreteGaussian(sensitivity=1, sigma=3000.0)
     for eps in (1e-4, 3e-4):
         assert_allclose(dg.tradeoff.delta(eps), gdp.G_mu(1 / 3000).delta(eps), rtol=1e-3)

@@ -1,4 +1,4 @@
-"""The privacy-loss lattice engine (gdp.pld): exact curves, sound discretisation, bounds.
+"""The privacy-loss lattice engine (gdp.engine): exact curves, sound discretisation, bounds.
 
 Reference values: closed forms (G_mu composes to G_sqrt(sum mu^2), DRS Cor. 3.3; the
 hockey-stick profile of G_mu, DRS Cor. 2.13; randomized response, DRS Prop. 2.5) and
@@ -14,7 +14,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 import gdp
-from gdp import pld
+from gdp import engine
+from gdp.engine import curves, lattice, laws, numeric
 
 ALPHAS = np.concatenate([np.linspace(0.0, 1.0, 401), np.logspace(-12, -1, 40)])
 
@@ -29,14 +30,14 @@ def _rr_atoms(eps: float):
 # ---------------------------------------------------------------------------
 def test_curve_from_atoms_is_randomized_response():
     # f_{1,0}(alpha) = max(0, 1 - e alpha, e^-1 (1 - alpha)) (DRS Prop. 2.5)
-    c = pld.curve_from_atoms(*_rr_atoms(1.0), symmetric=True)
+    c = engine.curve_from_atoms(*_rr_atoms(1.0), symmetric=True)
     ref = np.maximum(0.0, np.maximum(1 - math.e * ALPHAS, (1 - ALPHAS) / math.e))
     assert_allclose(c(ALPHAS), ref, rtol=1e-13, atol=1e-15)
-    assert isinstance(c, gdp.tradeoff.PiecewiseLinear)
+    assert isinstance(c, gdp.core.PiecewiseLinear)
 
 
 def test_losscurve_profile_and_inversion_are_exact():
-    c = pld.curve_from_atoms(*_rr_atoms(0.7), symmetric=True)
+    c = engine.curve_from_atoms(*_rr_atoms(0.7), symmetric=True)
     eps = np.array([-2.0, -0.3, 0.0, 0.2, 0.69, 0.7, 3.0, np.inf])
     # RR profile: (1+e^eps) ... : delta(e) = (e^0.7 - e^e)/(1 + e^0.7) for 0 <= e <= 0.7
     e7 = math.exp(0.7)
@@ -56,7 +57,7 @@ def test_losscurve_inverse_reflects_graph():
     p = np.array([0.1, 0.3, 0.6])
     q = p * np.exp(u)
     q = q / q.sum()  # any atoms: the inverse curve is the reflection in the diagonal
-    c = pld.curve_from_atoms(u, p, q)
+    c = engine.curve_from_atoms(u, p, q)
     inv = c.inverse()
     # reflection: inv(c(a)) = a at the vertices of c
     assert_allclose(inv(c(c.alpha[1:-1])), c.alpha[1:-1], rtol=1e-12)
@@ -68,7 +69,7 @@ def test_losscurve_large_losses_keep_log_alpha():
     t = np.array([1000.0, 990.0])
     lq = np.array([math.log(0.5), math.log(0.5)])
     la = np.logaddexp.accumulate(lq - t)
-    c = pld._finish(np.concatenate([[0.0], np.exp(la)]), np.array([0.0, 0.5, 1.0]), t,
+    c = curves._finish(np.concatenate([[0.0], np.exp(la)]), np.array([0.0, 0.5, 1.0]), t,
                     name="big", lalpha=np.concatenate([[-np.inf], la]))
     # delta(eps) at eps = 995: only the atom at 1000 exceeds e^eps: 0.5 (1 - e^-5)
     assert_allclose(c.hockey_stick(995.0), 0.5 * -math.expm1(-5.0), rtol=1e-12)
@@ -78,10 +79,10 @@ def test_losscurve_large_losses_keep_log_alpha():
 def test_hull_min_and_max_curves():
     pa = np.array([0.3, 0.7])
     qa = np.array([0.3 * math.e, 1 - 0.3 * math.e])
-    a = pld.curve_from_atoms(np.log(qa / pa), pa, qa)
+    a = engine.curve_from_atoms(np.log(qa / pa), pa, qa)
     b = a.inverse()
-    hull = pld.hull_min_curves(a, b, symmetric=True)
-    mx = pld.max_curves(a, b, symmetric=True)
+    hull = engine.hull_min_curves(a, b, symmetric=True)
+    mx = engine.max_curves(a, b, symmetric=True)
     x = np.linspace(0, 1, 2001)
     lo = np.minimum(a(x), b(x))
     assert np.all(hull(x) <= lo + 1e-12)          # a minorant
@@ -101,11 +102,11 @@ def test_hull_min_and_max_curves():
 @pytest.mark.parametrize("f", [gdp.G_mu(1.0), gdp.laplace(0.8),
                                gdp.poisson_subsample(gdp.G_mu(1.0), 0.05)])
 def test_factor_discretisation_brackets_the_profile(f):
-    law = pld.law_of(f)
+    law = engine.law_of(f)
     h = 0.02
-    ka, kb = pld._factor_window(law, h, 1e-25, 1 << 20)
-    lp = pld._disc_pess(law, h, ka, kb)
-    lo = pld._disc_opt(law, h, ka, kb)
+    ka, kb = numeric._factor_window(law, h, 1e-25, 1 << 20)
+    lp = lattice._disc_pess(law, h, ka, kb)
+    lo = lattice._disc_opt(law, h, ka, kb)
     t = (ka + np.arange(kb - ka + 1)) * h
     assert lp.q.sum() + lp.q_inf == pytest.approx(1.0, abs=1e-14)   # no mass dropped
     # the optimistic side may drop Q-mass it cannot balance (at the support floor on a
@@ -126,9 +127,9 @@ def test_factor_discretisation_brackets_the_profile(f):
 
 def test_generic_factor_is_discretised_soundly():
     g = gdp.from_callable(lambda a: np.maximum(0.0, 1.0 - a) ** 2)
-    law = pld.law_of(g)
-    assert isinstance(law, pld.GenericLaw)
-    lat = pld._disc_pess(law, 0.05, -60, 14)
+    law = engine.law_of(g)
+    assert isinstance(law, laws.GenericLaw)
+    lat = lattice._disc_pess(law, 0.05, -60, 14)
     t = (lat.k0 + np.arange(lat.q.size)) * 0.05
     eps = np.linspace(-2.0, 0.69, 40)
     d = np.clip(1 - np.exp(eps[:, None] - t[None, :]), 0, None) @ lat.q + lat.q_inf
@@ -143,7 +144,7 @@ def test_generic_factor_is_discretised_soundly():
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize(("mu", "n"), [(1.0, 4), (0.3, 100), (0.05, 3000)])
 def test_numeric_gaussian_power_matches_closed_form(mu, n):
-    h = pld.compose_numeric([(gdp.G_mu(mu), n)])
+    h = engine.compose_numeric([(gdp.G_mu(mu), n)])
     exact = gdp.G_mu(mu * math.sqrt(n))
     d = np.array([1e-3, 1e-6, 1e-10])
     e_sound = np.asarray(h.epsilon(d))
@@ -164,8 +165,8 @@ def test_numeric_gaussian_power_matches_closed_form(mu, n):
 
 def test_tighter_rtol_tightens_the_bracket():
     f = gdp.laplace(0.4)
-    coarse = pld.compose_numeric([(f, 20)], pld.accuracy(rtol=1e-3))
-    fine = pld.compose_numeric([(f, 20)], pld.accuracy(rtol=1e-5))
+    coarse = engine.compose_numeric([(f, 20)], engine.accuracy(rtol=1e-3))
+    fine = engine.compose_numeric([(f, 20)], engine.accuracy(rtol=1e-5))
     w = lambda h: np.subtract(*h.epsilon_bounds(1e-6)[::-1])  # noqa: E731
     assert w(fine) < w(coarse) / 3
     lo_c, hi_c = coarse.epsilon_bounds(1e-6)
@@ -174,19 +175,19 @@ def test_tighter_rtol_tightens_the_bracket():
 
 
 def test_tiny_delta_uses_the_mgf_bound_soundly():
-    h = pld.compose_numeric([(gdp.G_mu(0.2), 25)])  # = G_1
+    h = engine.compose_numeric([(gdp.G_mu(0.2), 25)])  # = G_1
     e = h.epsilon(1e-15)  # below the floating-point floor of the lattice (~1e-12)
     assert math.isfinite(e)
     assert gdp.G_mu(1.0).epsilon(1e-15) <= e <= 1.3 * gdp.G_mu(1.0).epsilon(1e-15)
     # below the mass charged to +inf by truncation (tail_mass) no finite eps is certified
     assert h.epsilon(1e-30) == math.inf
-    deep = pld.compose_numeric([(gdp.G_mu(0.2), 25)], pld.accuracy(tail_mass=1e-45))
+    deep = engine.compose_numeric([(gdp.G_mu(0.2), 25)], engine.accuracy(tail_mass=1e-45))
     e30 = deep.epsilon(1e-30)
     assert gdp.G_mu(1.0).epsilon(1e-30) <= e30 <= 1.3 * gdp.G_mu(1.0).epsilon(1e-30)
 
 
 def test_huge_losses_stay_finite_and_bracketed():
-    h = pld.compose_numeric([(gdp.G_mu(40.0), 2)])  # = G_{40 sqrt 2}, losses ~ 1600
+    h = engine.compose_numeric([(gdp.G_mu(40.0), 2)])  # = G_{40 sqrt 2}, losses ~ 1600
     exact = gdp.G_mu(40.0 * math.sqrt(2.0))
     lo, hi = h.epsilon_bounds(1e-6)
     assert lo <= exact.epsilon(1e-6) <= hi
@@ -195,7 +196,7 @@ def test_huge_losses_stay_finite_and_bracketed():
 
 def test_asymmetric_composition_symmetrizes_soundly():
     fp = gdp.poisson_subsample(gdp.G_mu(2.0), 0.3)
-    h = pld.compose_numeric([(fp, 3)])
+    h = engine.compose_numeric([(fp, 3)])
     assert not h.is_symmetric
     # delta() of an f-DP mechanism is the profile of max(h, h^-1) (tradeoff.py convention)
     eps = np.array([0.0, 0.5, 1.0, 2.0])
@@ -212,24 +213,24 @@ def test_asymmetric_composition_symmetrizes_soundly():
 
 def test_accuracy_validation_messages():
     with pytest.raises(TypeError, match=r"unknown accuracy keyword\(s\) \['step'\]"):
-        pld.accuracy(step=0.1)
+        engine.accuracy(step=0.1)
     with pytest.raises(ValueError, match=r"`rtol` must be a number in \[1e-12, 0.5\]"):
-        pld.accuracy(rtol=0.0)
+        engine.accuracy(rtol=0.0)
     with pytest.raises(ValueError, match=r"`max_points` must be an integer >= 1024"):
-        pld.accuracy(max_points=10)
+        engine.accuracy(max_points=10)
 
 
 def test_memory_cap_gives_a_clear_error():
     with pytest.raises(ValueError, match=r"needs (a lattice of )?\d+ points.* more than "
                                          r"max_points=2048; pass a larger"):
-        pld.compose_numeric([(gdp.G_mu(0.01), 1000)], pld.accuracy(max_points=2048,
+        engine.compose_numeric([(gdp.G_mu(0.01), 1000)], engine.accuracy(max_points=2048,
                                                                   rtol=1e-6))
     with pytest.raises(ValueError, match=r"the composition needs a lattice of \d+ points"):
-        pld.compose_numeric([(gdp.G_mu(0.5), 100000)], pld.accuracy(max_points=4096))
+        engine.compose_numeric([(gdp.G_mu(0.5), 100000)], engine.accuracy(max_points=4096))
 
 
 def test_info_reports_the_allowances():
-    h = pld.compose_numeric([(gdp.laplace(0.3), 50)])
+    h = engine.compose_numeric([(gdp.laplace(0.3), 50)])
     i = h.info
     assert i.grid_step > 0 and i.n_points >= 16
     assert 0 <= i.tail_bound <= 1e-18 and 0 <= i.roundoff < 1e-9

@@ -91,14 +91,14 @@ def test_symmetrize_is_above_and_symmetric(f):
     assert np.all(s(a) >= f(a) - 1e-15)
     assert s.is_symmetric
     assert_allclose(s.inverse()(a), s(a), atol=1e-15)
-    assert_allclose(gdp.tradeoff.Inverse(s)(a), s(a), atol=1e-10)
+    assert_allclose(gdp.core.Inverse(s)(a), s(a), atol=1e-10)
 
 
 @given(curves)
 def test_group_one_is_f(f):
     assert f.group(1) is f
     a = np.linspace(0, 1, 201)
-    assert_allclose(gdp.tradeoff.Group(f, 1)(a), f(a), atol=1e-14)  # 1 - (1 - f) rounds
+    assert_allclose(gdp.core.Group(f, 1)(a), f(a), atol=1e-14)  # 1 - (1 - f) rounds
 
 
 @given(curves)

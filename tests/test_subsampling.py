@@ -17,8 +17,8 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 import gdp
-from gdp.pld import Composition
-from gdp.tradeoff import _numeric_hockey
+from gdp.core.generic import _numeric_hockey
+from gdp.engine.result import Composition
 
 ALPHAS = np.concatenate([np.linspace(0.0, 1.0, 201), np.logspace(-10, -1, 19)])
 

@@ -1,4 +1,4 @@
-"""Tests for gdp.tradeoff: the TradeOff contract, constructors, operations, generic numerics."""
+"""Tests for gdp.core: the TradeOff contract, constructors, operations, generic numerics."""
 
 import math
 import time
@@ -10,21 +10,16 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 import gdp
-from gdp.tradeoff import (
-    Bracketed,
-    Callable1D,
-    Group,
-    Identity,
-    Inverse,
-    PiecewiseLinear,
-    Symmetrized,
-    TradeOff,
+from gdp.core.callable import Callable1D
+from gdp.core.generic import (
     _generic_epsilon,
     _numeric_hockey,
     _numeric_hockey_inverse,
     _numeric_loss_sf,
     _symmetrized_profile,
 )
+from gdp.core.piecewise import Identity, PiecewiseLinear
+from gdp.core.tradeoff import Bracketed, Group, Inverse, Symmetrized, TradeOff
 
 ALPHAS = np.concatenate([[0.0, 1e-15, 1e-9], np.linspace(0, 1, 41)[1:-1], [1 - 1e-9, 1.0]])
 

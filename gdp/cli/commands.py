@@ -1,0 +1,334 @@
+"""TODO: docstring for gdp.cli.commands."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import gdp
+
+from .._validation import check_int, check_real
+from ..core.tradeoff import TradeOff
+from .output import (
+    _bracket_text,
+    _delta_report,
+    _emit_json,
+    _eps_report,
+    _format_records,
+    _g,
+    _progress,
+)
+from .specs import _compose_terms, _need, load_mechanisms, parse_curve, parse_mechanism
+
+__all__ = ["dpsgd_report", "demo_text"]
+
+# ---------------------------------------------------------------- commands
+def _cmd_convert(args: argparse.Namespace) -> int:
+    mu = args.mu
+    if args.sigma is not None:
+        if mu is not None:
+            raise ValueError("give either --mu or --sigma, not both")
+        sigma = check_real("sigma", args.sigma, lo=0.0, lo_open=True)
+        sens = check_real("sensitivity", args.sensitivity, lo=0.0, lo_open=True)
+        mu = sens / sigma
+    given = {k: v for k, v in (("mu", mu), ("eps", args.eps), ("delta", args.delta))
+             if v is not None}
+    if len(given) != 2:
+        raise ValueError("give exactly two of --mu (or --sigma), --eps, --delta; got "
+                         + (", ".join("--" + k for k in given) or "none"))
+    if "eps" not in given:
+        eps = float(gdp.eps_from_mu(mu, args.delta))
+        res = {"mu": float(mu), "delta": float(args.delta), "eps": eps}
+        text = f"mu = {_g(mu)}, delta = {_g(args.delta)}  ->  eps = {_g(eps)}"
+    elif "delta" not in given:
+        delta = float(gdp.delta_from_mu(mu, args.eps))
+        res = {"mu": float(mu), "eps": float(args.eps), "delta": delta}
+        text = f"mu = {_g(mu)}, eps = {_g(args.eps)}  ->  delta = {_g(delta)}"
+    else:
+        mu = float(gdp.mu_from_eps_delta(args.eps, args.delta))
+        res = {"eps": float(args.eps), "delta": float(args.delta), "mu": mu}
+        text = f"eps = {_g(args.eps)}, delta = {_g(args.delta)}  ->  mu = {_g(mu)}"
+    if args.sigma is not None:
+        res["sigma"] = float(args.sigma)
+        res["sensitivity"] = float(args.sensitivity)
+    if args.json:
+        _emit_json(res)
+    else:
+        print(text + "  (exact mu-GDP conversion, DRS Cor. 2.13)")
+    return 0
+
+
+def _dpsgd_params(args: argparse.Namespace) -> tuple[float, float, int]:
+    sigma = check_real("sigma", args.sigma, lo=0.0, lo_open=True)
+    if args.p is not None:
+        if args.batch_size is not None or args.dataset_size is not None:
+            raise ValueError("give either --p or --batch-size with --dataset-size, not both")
+        p = check_real("p", args.p, lo=0.0, hi=1.0, lo_open=True)
+    else:
+        if args.batch_size is None or args.dataset_size is None:
+            raise ValueError("give the sampling rate --p, or --batch-size and --dataset-size")
+        b = check_int("batch_size", args.batch_size, lo=1)
+        n = check_int("dataset_size", args.dataset_size, lo=1)
+        if b > n:
+            raise ValueError(f"`batch_size` must be at most `dataset_size`; got "
+                             f"batch_size={b}, dataset_size={n}")
+        p = b / n
+    if args.steps is not None:
+        if args.epochs is not None:
+            raise ValueError("give either --steps or --epochs, not both")
+        steps = check_int("steps", args.steps, lo=1)
+    elif args.epochs is not None:
+        epochs = check_real("epochs", args.epochs, lo=0.0, lo_open=True)
+        steps = max(1, math.ceil(epochs / p - 1e-9))
+    else:
+        raise ValueError("give the number of steps --steps, or --epochs")
+    return sigma, p, steps
+
+
+def dpsgd_report(sigma: float, p: float, steps: int, delta: float,
+                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """ε at δ of a DP-SGD run (sound, with bracket), the μ of a Gaussian with the same
+    (ε, δ), and the CLT μ of Bu et al. with its ε (an approximation) for comparison."""
+    dpsgd = _need("dpsgd", "DP-SGD accounting")
+    if progress is not None:
+        progress(f"composing {steps} steps of the subsampled Gaussian (sigma={_g(sigma)}, "
+                 f"p={_g(p)}) ...")
+    h = dpsgd(sigma=sigma, p=p, steps=steps)
+    rec = _eps_report(h, delta)
+    out: dict[str, Any] = {"sigma": sigma, "p": p, "steps": steps, "delta": delta,
+                           "eps": rec["eps"], "eps_lower": rec.get("eps_lower", rec["eps"]),
+                           "eps_upper": rec.get("eps_upper", rec["eps"])}
+    out["mu_same_eps_delta"] = (float(gdp.mu_from_eps_delta(rec["eps"], delta))
+                                if math.isfinite(rec["eps"]) else math.inf)
+    if hasattr(gdp, "noisy_sgd_mu"):
+        mu_clt = float(gdp.noisy_sgd_mu(sigma, p, steps))
+        out["clt_mu"] = mu_clt
+        out["clt_eps"] = float(gdp.eps_from_mu(mu_clt, delta))
+    return out
+
+
+def _cmd_dpsgd(args: argparse.Namespace) -> int:
+    sigma, p, steps = _dpsgd_params(args)
+    delta = check_real("delta", args.delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    res = dpsgd_report(sigma, p, steps, delta, progress=_progress(args))
+    if args.json:
+        _emit_json(res)
+        return 0
+    print(f"DP-SGD: sigma = {_g(sigma)}, p = {_g(p)}, steps = {steps}")
+    print(f"  eps at delta = {_g(delta)}: {_g(res['eps'])}  (sound upper bound; true value "
+          f"in [{_g(res['eps_lower'])}, {_g(res['eps_upper'])}])")
+    print(f"  mu of a Gaussian with the same (eps, delta): {_g(res['mu_same_eps_delta'])}")
+    if "clt_mu" in res:
+        print(f"  CLT (Bu et al. 2020): mu = {_g(res['clt_mu'])}, eps = {_g(res['clt_eps'])}  "
+              "(approximation, not a bound)")
+    return 0
+
+
+def _cmd_compose(args: argparse.Namespace) -> int:
+    terms: list[tuple[TradeOff, int]] = []
+    if args.file is not None:
+        terms += load_mechanisms(args.file)
+    terms += [parse_mechanism(s) for s in args.mechanisms]
+    if not terms:
+        raise ValueError("give mechanisms (e.g. gauss:1 lap:0.5x10) or --file FILE.json")
+    deltas = [check_real("delta", d, lo=0.0, hi=1.0, lo_open=True) for d in args.delta]
+    epss = [check_real("eps", e, lo=0.0) for e in (args.eps or [])]
+    total = sum(n for _, n in terms)
+    prog = _progress(args)
+    prog(f"composing {total} mechanisms ...")
+    h = _compose_terms(terms)
+    eps_recs = [_eps_report(h, d) for d in deltas]
+    delta_recs = [_delta_report(h, e) for e in epss]
+    res: dict[str, Any] = {
+        "mechanisms": [{"tradeoff": repr(f), "repeat": n} for f, n in terms],
+        "count": total, "result": repr(h), "epsilon": eps_recs, "delta": delta_recs}
+    clt_note = None
+    if hasattr(gdp, "clt") and total > 1:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                c = gdp.clt([f for f, n in terms for _ in range(n)], check=False)
+            res["clt_mu"] = float(c.mu)
+            res["clt_gamma"] = float(c.gamma)
+            res["clt_eps"] = [float(gdp.eps_from_mu(float(c.mu), d)) for d in deltas]
+            if caught:
+                res["clt_warning"] = " ".join(str(caught[0].message).split())
+        except (ValueError, TypeError) as exc:
+            clt_note = str(exc)
+    if args.json:
+        _emit_json(res)
+        return 0
+    print(f"composition of {total} mechanism(s): {repr(h)}")
+    for r in eps_recs:
+        print(f"  eps at delta = {_g(r['delta'])}: {_g(r['eps'])}  {_bracket_text(r, 'eps')}")
+    for r in delta_recs:
+        print(f"  delta at eps = {_g(r['eps'])}: {_g(r['delta'])}  "
+              f"{_bracket_text(r, 'delta')}")
+    if "clt_mu" in res:
+        eps_txt = ", ".join(_g(e) for e in res["clt_eps"])
+        print(f"  CLT: mu = {_g(res['clt_mu'])}, eps = {eps_txt}  (approximation, not a bound)")
+        if "clt_warning" in res:
+            print(f"  CLT warning: {res['clt_warning']}")
+    elif clt_note:
+        print(f"  CLT: not applicable ({clt_note})")
+    return 0
+
+
+def _compare_target(spec: str) -> tuple[Any, dict[str, float] | None]:
+    """``dpsgd:SIGMA,P`` (steps = k) or any curve spec."""
+    text = spec.strip().lower()
+    if text.startswith("dpsgd:"):
+        parts = text[6:].split(",")
+        if len(parts) != 2:
+            raise ValueError(f"for gdp compare write DP-SGD as dpsgd:SIGMA,P (steps = k); "
+                             f"got {spec!r}")
+        try:
+            sigma, p = (float(v) for v in parts)
+        except ValueError:
+            raise ValueError(f"mechanism {spec!r}: parameters must be numbers") from None
+        return None, {"sigma": sigma, "p": p}
+    return parse_curve(spec), None
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    f, sgd = _compare_target(args.mechanism)
+    ks = [check_int("k", k, lo=1) for k in args.k]
+    delta = check_real("delta", args.delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    prog = _progress(args)
+    if len(ks) == 1:
+        compare = _need("compare", "the composition-bounds comparison")
+        prog(f"comparing composition bounds for k = {ks[0]} ...")
+        if sgd is not None:
+            table = compare(dpsgd={**sgd, "steps": ks[0]}, delta=delta, eps=args.eps)
+        else:
+            table = compare(f, k=ks[0], delta=delta, eps=args.eps)
+        if args.json:
+            _emit_json({"mechanism": args.mechanism, "description": table.description,
+                        "records": table.to_records()})
+        elif args.format == "markdown":
+            print(table.to_markdown())
+        elif args.format == "latex":
+            print(table.to_latex())
+        else:
+            print(table.to_text())
+        return 0
+    if args.eps is not None:
+        raise ValueError("--eps needs a single --k (delta at eps is reported per k)")
+    epsilon_vs_k = _need("epsilon_vs_k", "the composition-bounds comparison")
+    prog(f"comparing composition bounds for k = {', '.join(map(str, ks))} ...")
+    curves = (epsilon_vs_k(dpsgd=sgd, ks=ks, delta=delta) if sgd is not None
+              else epsilon_vs_k(f, ks, delta=delta))
+    cols = {m: [float(x) for x in v] for m, v in curves.columns.items()}
+    if args.json:
+        _emit_json({"mechanism": args.mechanism, "delta": delta, "k": ks, "epsilon": cols,
+                    "kinds": dict(curves.kinds)})
+        return 0
+    records = [{"k": k, **{m: cols[m][i] for m in cols}} for i, k in enumerate(ks)]
+    print(f"eps at delta = {_g(delta)} of the k-fold composition of {args.mechanism} "
+          f"(kinds: {', '.join(f'{m}={kd}' for m, kd in curves.kinds.items())})")
+    print(_format_records(records))
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    from matplotlib.figure import Figure
+
+    from .. import plot as gplot
+
+    curves = [parse_curve(s) for s in args.curves]
+    labels = args.label
+    if labels is not None and len(labels) != len(curves):
+        raise ValueError(f"give one --label per curve ({len(curves)}); got {len(labels)}")
+    out = Path(args.out)
+    fig = Figure(figsize=(args.size, args.size), layout="constrained")
+    ax = fig.subplots()
+    _progress(args)(f"drawing {len(curves)} curve(s) ...")
+    if args.profile:
+        eps = np.linspace(0.0, args.eps_max, 301)
+        ax, data = gplot.privacy_profile(*curves, eps=eps, ax=ax, labels=labels,
+                                         return_data=True)
+    else:
+        ax, data = gplot.tradeoff(*curves, ax=ax, shade=args.shade, log_alpha=args.log_alpha,
+                                  labels=labels, return_data=True)
+    if args.title:
+        ax.set_title(args.title)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=args.dpi)
+    written = [str(out)]
+    if args.csv:
+        written.append(str(data.to_csv(args.csv)))
+    if args.json:
+        _emit_json({"files": written, "curves": [repr(c) for c in curves]})
+    else:
+        for w in written:
+            print(f"wrote {w}")
+    return 0
+
+
+def demo_text(progress: Callable[[str], None] | None = None) -> str:
+    """The worked example printed by ``gdp demo`` and after ``gdp figures``."""
+    lines = ["Worked example", ""]
+    mu, delta = 1.0, 1e-5
+    lines.append(f"Gaussian DP: a mu = {_g(mu)} mechanism (e.g. Gaussian noise sigma = "
+                 f"sensitivity / mu)")
+    lines.append(f"  is (eps, delta)-DP with eps = {_g(float(gdp.eps_from_mu(mu, delta)))} "
+                 f"at delta = {_g(delta)}  [gdp.eps_from_mu({mu:g}, {delta:g})]")
+    lines.append(f"  (eps, delta) = (1, 1e-5) needs mu <= "
+                 f"{_g(float(gdp.mu_from_eps_delta(1.0, 1e-5)))}  "
+                 "[gdp.mu_from_eps_delta(1, 1e-5)]")
+    lines.append(f"  100 such mechanisms compose to mu = {_g(gdp.compose_mu(*[mu] * 100))} "
+                 "(exactly: G_a (x) G_b = G_sqrt(a^2+b^2))")
+    lines.append("")
+    sigma, p, steps = 1.1, 0.01, 10_000
+    try:
+        r = dpsgd_report(sigma, p, steps, delta, progress=progress)
+    except RuntimeError as exc:
+        lines.append(f"DP-SGD example unavailable: {exc}")
+        return "\n".join(lines)
+    lines.append(f"DP-SGD: sigma = {sigma:g}, sampling rate p = {p:g}, {steps} steps "
+                 f"[gdp dpsgd --sigma {sigma:g} --p {p:g} --steps {steps} --delta {delta:g}]")
+    lines.append(f"  eps at delta = {_g(delta)}: {_g(r['eps'])}  (sound upper bound; "
+                 f"true value in [{_g(r['eps_lower'])}, {_g(r['eps_upper'])}])")
+    lines.append(f"  mu of a Gaussian with the same (eps, delta): "
+                 f"{_g(r['mu_same_eps_delta'])}")
+    if "clt_mu" in r:
+        lines.append(f"  CLT approximation (Bu et al. 2020): mu = {_g(r['clt_mu'])}, "
+                     f"eps = {_g(r['clt_eps'])}  (not a bound)")
+    return "\n".join(lines)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    print(demo_text(progress=_progress(args)))
+    return 0
+
+
+def _cmd_figures(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    from ..plot import figures
+
+    prog = _progress(args)
+    written, failed = figures.draw_all(args.out, quick=args.quick, formats=args.format,
+                                       dpi=args.dpi, names=args.only or None, progress=prog)
+    if args.json:
+        _emit_json({"files": [str(p) for p in written], "failed": failed})
+    else:
+        print(f"wrote {len(written)} file(s) to {args.out}/: "
+              + ", ".join(sorted({p.stem for p in written})))
+        for name, msg in failed.items():
+            print(f"gdp figures: error: {name}: {msg}", file=sys.stderr)
+        if not args.no_demo:
+            print()
+            print(demo_text(progress=prog))
+    return 1 if failed else 0

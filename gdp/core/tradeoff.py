@@ -1,0 +1,542 @@
+r"""Trade-off functions: the one abstraction of the toolkit.
+
+Theory of operation
+-------------------
+For distributions :math:`P, Q` the trade-off function is
+:math:`T(P,Q)(\alpha) = \inf\{\beta_\phi : \alpha_\phi \le \alpha\}` (DRS Def. 2.1); a
+function :math:`f:[0,1]\to[0,1]` is one iff it is convex, continuous, non-increasing and
+:math:`f(\alpha) \le 1-\alpha` (DRS Prop. 2.2).
+
+Every :class:`TradeOff` answers the same questions through a few private hooks that a
+family overrides when it has a formula ("formula first, numerics second"):
+
+``_f(alpha)``
+    The curve on an array :math:`\alpha \in [0,1]` (required).
+``_one_minus_f(alpha)``
+    :math:`1 - f(\alpha)` without cancellation (default ``1 - _f``).
+``_hockey(eps)``
+    The one-order privacy profile :math:`\delta_f(\varepsilon) = 1 + f^*(-e^\varepsilon)
+    = \sup_x [1 - e^\varepsilon x - f(x)]` for every real :math:`\varepsilon` (negative
+    too, and :math:`+\infty`). For :math:`f = T(P,Q)` this is the hockey-stick divergence
+    :math:`\sup_S Q(S) - e^\varepsilon P(S)` (DRS Prop. 2.12). The generic default
+    maximises the concave function by golden-section search (in :math:`\alpha`, then in
+    :math:`\log\alpha` for tiny maximisers) and returns an *upper* bound certified by
+    secants of the concave function (sound side; absolute accuracy ~1e-15). An override
+    must never return less than the truth by more than rounding.
+``_loss_sf(t)`` / ``_loss_sf_q(t)``
+    The law of the privacy loss :math:`L = \log dQ/dP`: :math:`P[L > t]` and
+    :math:`Q[L > t]` (the latter includes the atom :math:`Q[L = +\infty] = 1 - f(0)`).
+    Neyman–Pearson: :math:`P[L>t]` is the type I error of the test "reject when
+    :math:`L > t`", i.e. the point where the slope of :math:`f` crosses :math:`-e^t`,
+    and :math:`Q[L \le t] = f(P[L>t])`. The numeric composition engine discretises these.
+    Both are right-continuous in ``t`` with strict ">" at atoms (:class:`Inverse` relies
+    on this: :math:`Q[L \ge s]` is ``_loss_sf_q`` at the float just below ``s``). The
+    generic default is an approximation (golden section), exact only up to the search
+    tolerance and not at atoms.
+``_atoms()``
+    For purely atomic laws (piecewise-linear curves), the exact atoms
+    ``(loss, p_mass, q_mass)`` including :math:`\pm\infty`; ``None`` otherwise.
+``_segments()``
+    For piecewise-linear curves, the lines :math:`1 - \delta_j - e^{t_j}\alpha` whose
+    upper envelope (with 0) is :math:`f`, as ``(t_j, delta_j)``; ``None`` otherwise.
+    Dominance against such a curve is exact: :math:`g \ge f` iff
+    :math:`\delta_g(t_j) \le \delta_j` for all :math:`j`.
+
+Conventions: ``delta(eps)`` answers for a *mechanism* that is f-DP, which by DRS
+Prop. 2.4 is also :math:`f^S = \max\{f, f^{-1}\}`-DP, so it is the profile of
+:math:`f^S` (equal to ``_hockey`` for symmetric :math:`f`; for asymmetric :math:`f` the
+convex-hull construction of :func:`_sym_profile_fn`, an upper bound). ``hockey_stick(eps)``
+is the one-order profile of :math:`f` itself. ``is_symmetric`` must only be True when
+:math:`f = f^{-1}` (it makes ``delta`` use ``_hockey`` and ``inverse()`` return ``self``).
+``_epsilon(delta)`` may be overridden by a closed form; the default inverts the profile
+(:func:`_generic_epsilon`) and returns the upper end of the final bracket. The public
+methods turn a NaN from any hook into the safe side (curve 0, δ = 1, ε = ∞).
+
+References
+----------
+DRS: J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS-B 84(1), 2022.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._numerics import _upper_envelope, bisect_bracket, float_or_array
+from .._validation import as_probability_array, as_real_array, check_int, check_real
+from .generic import (
+    _generic_epsilon,
+    _numeric_hockey,
+    _numeric_hockey_inverse,
+    _numeric_loss_sf,
+    _sym_profile_fn,
+    _symmetrized_profile,
+)
+
+__all__ = ["TradeOff", "Inverse", "Symmetrized", "Group", "Bracketed", "register_engine"]
+
+_DOM_ATOL = 1e-15  # absolute float-noise slack of `dominates`
+
+
+# The operators ``@`` and ``**`` need the composition engine, which sits above this floor;
+# the engine registers its entry points here when it is imported (``import gdp`` always
+# imports it), so that the core imports nothing from above.
+_ENGINE: dict[str, Callable[..., Any]] = {}
+
+
+def register_engine(*, compose: Callable[..., Any], compose_power: Callable[..., Any]) -> None:
+    """Install the composition engine behind ``f @ g`` and ``f ** n`` (called by
+    :mod:`gdp.engine` on import)."""
+    _ENGINE["compose"] = compose
+    _ENGINE["compose_power"] = compose_power
+
+
+def _engine(name: str) -> Callable[..., Any]:
+    try:
+        return _ENGINE[name]
+    except KeyError:
+        raise RuntimeError("the composition engine is not loaded; `import gdp` loads it") \
+            from None
+
+
+class TradeOff:
+    r"""A trade-off function :math:`f:[0,1]\to[0,1]` (convex, continuous, non-increasing,
+    :math:`f(\alpha)\le 1-\alpha`).
+
+    Instances are immutable values. Call one on a float or an array of type I errors
+    :math:`\alpha` to get the type II errors :math:`\beta = f(\alpha)` (same shape).
+
+    Examples
+    --------
+    >>> import gdp
+    >>> f = gdp.G_mu(1.0)
+    >>> round(f(0.05), 6)
+    0.740489
+    >>> f(0.0), f(1.0)
+    (1.0, 0.0)
+    """
+
+    __slots__ = ()
+    __array_ufunc__ = None  # keep numpy from broadcasting its operators over us
+
+    #: True when ``f == f.inverse()``; families override.
+    is_symmetric: bool = False
+
+    # ------------------------------------------------------------------ hooks
+    def _f(self, alpha: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _one_minus_f(self, alpha: np.ndarray) -> np.ndarray:
+        return 1.0 - self._f(alpha)
+
+    def _inverse(self) -> TradeOff:
+        return Inverse(self)
+
+    def _hockey(self, eps: np.ndarray) -> np.ndarray:
+        return _numeric_hockey(self, eps)
+
+    def _loss_sf(self, t: np.ndarray) -> np.ndarray:
+        return _numeric_loss_sf(self, t)
+
+    def _loss_sf_q(self, t: np.ndarray) -> np.ndarray:
+        a = self._loss_sf(t)
+        return np.clip(self._one_minus_f(a), 0.0, 1.0)
+
+    def _atoms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        return None
+
+    def _segments(self) -> tuple[np.ndarray, np.ndarray] | None:
+        return None
+
+    def _vertices(self) -> np.ndarray | None:
+        """The α of the vertices of a piecewise-linear curve (``None`` otherwise); by
+        default from :meth:`_segments` (the upper envelope of its lines)."""
+        seg = self._segments()
+        if seg is None:
+            return None
+        t, d = (np.asarray(v, dtype=float).reshape(-1) for v in seg)
+        with np.errstate(over="ignore"):
+            slope = np.exp(t)
+        a, _ = _upper_envelope(slope, 1.0 - d)
+        return a
+
+    def _dominates_exact(self, other: TradeOff) -> bool | None:
+        """Family-specific exact dominance rule; ``None`` when there is none."""
+        return None
+
+    def _group(self, k: int) -> TradeOff:
+        return Group(self, k)
+
+    @property
+    def label(self) -> str:
+        """A short LaTeX-safe name for legends, e.g. ``G_{1}``."""
+        return type(self).__name__
+
+    # --------------------------------------------------------------- public API
+    def __call__(self, alpha: Any) -> Any:
+        """Type II error :math:`f(\\alpha)`; float for a scalar, array of the same shape
+        for an array. ``ValueError`` for α outside [0, 1] or NaN."""
+        a = as_probability_array("alpha", alpha)
+        flat = a.reshape(-1)
+        with np.errstate(all="ignore"):
+            out = np.asarray(self._f(flat), dtype=float).reshape(-1)
+        # fail safe: a NaN from a hook becomes the lowest possible curve value
+        out = np.clip(np.where(np.isnan(out), 0.0, out), 0.0, 1.0 - flat)
+        out[flat == 1.0] = 0.0
+        return float_or_array(out, a.shape)
+
+    def one_minus(self, alpha: Any) -> Any:
+        """:math:`1 - f(\\alpha)` computed without cancellation (power of the best test)."""
+        a = as_probability_array("alpha", alpha)
+        flat = a.reshape(-1)
+        with np.errstate(all="ignore"):
+            out = np.asarray(self._one_minus_f(flat), dtype=float).reshape(-1)
+        out = np.clip(np.where(np.isnan(out), 1.0, out), flat, 1.0)
+        out[flat == 1.0] = 1.0
+        return float_or_array(out, a.shape)
+
+    def inverse(self) -> TradeOff:
+        r""":math:`f^{-1}(\alpha) = \inf\{t\in[0,1] : f(t) \le \alpha\}`; for
+        :math:`f = T(P,Q)` it is :math:`T(Q,P)` (DRS Sec. 2.3)."""
+        if self.is_symmetric:
+            return self
+        return self._inverse()
+
+    def symmetrize(self) -> TradeOff:
+        r""":math:`f^S = \max\{f, f^{-1}\}`, also a trade-off function; an f-DP mechanism
+        is :math:`f^S`-DP (DRS Prop. 2.4)."""
+        if self.is_symmetric:
+            return self
+        return Symmetrized(self)
+
+    def group(self, k: int) -> TradeOff:
+        r"""Group privacy: an f-DP mechanism is :math:`1-(1-f)^{\circ k}`-DP for groups of
+        size ``k`` (DRS Thm 2.14); :math:`G_\mu \mapsto G_{k\mu}` exactly."""
+        k = check_int("k", k, lo=1)
+        return self if k == 1 else self._group(k)
+
+    def hockey_stick(self, eps: Any) -> Any:
+        r"""One-order privacy profile :math:`\delta_f(\varepsilon) = 1 + f^*(-e^\varepsilon)`
+        for any real :math:`\varepsilon` (``inf`` allowed), vectorised.
+
+        For :math:`f = T(P,Q)` this is :math:`\sup_S Q(S) - e^{\varepsilon}P(S)`. Use
+        :meth:`delta` for the (ε, δ) guarantee of an f-DP mechanism.
+        """
+        e = as_real_array("eps", eps, finite=False)
+        if np.any(np.isneginf(e)):
+            raise ValueError("`eps` must be a real number or +inf; got eps=-inf")
+        flat = e.reshape(-1)
+        with np.errstate(all="ignore"):
+            out = np.asarray(self._hockey(flat), dtype=float).reshape(-1)
+        out = np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)  # NaN -> the safe side
+        return float_or_array(out, e.shape)
+
+    def delta(self, eps: Any) -> Any:
+        r"""Privacy profile: the smallest :math:`\delta` such that an f-DP mechanism is
+        :math:`(\varepsilon, \delta)`-DP, for :math:`\varepsilon \ge 0` (vectorised).
+
+        .. math:: \delta(\varepsilon) = 1 + (f^S)^*(-e^{\varepsilon})
+
+        (DRS Prop. 2.12 applied to :math:`f^S = \max\{f, f^{-1}\}`, MATH.md §2). For a
+        symmetric :math:`f` this is :meth:`hockey_stick`. Numeric paths answer with an
+        upper bound (the sound side).
+        """
+        e = as_real_array("eps", eps, lo=0.0, finite=False)
+        flat = e.reshape(-1)
+        with np.errstate(all="ignore"):
+            if self.is_symmetric:
+                out = np.asarray(self._hockey(flat), dtype=float).reshape(-1)
+            else:
+                out = _symmetrized_profile(self, flat)
+        out = np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)  # NaN -> the safe side
+        return float_or_array(out, e.shape)
+
+    def epsilon(self, delta: Any) -> Any:
+        r"""Smallest :math:`\varepsilon \ge 0` with :math:`\delta(\varepsilon) \le \delta`
+        (vectorised); ``inf`` when no finite ε achieves ``delta``.
+
+        Computed by bisection on :meth:`delta`, returning the upper end of the final
+        bracket, so the answer never under-states ε.
+        """
+        d = as_probability_array("delta", delta)
+        flat = d.reshape(-1)
+        with np.errstate(all="ignore"):
+            out = np.asarray(self._epsilon(flat), dtype=float).reshape(-1)
+        out = np.where(np.isnan(out), np.inf, np.maximum(out, 0.0))  # NaN -> the safe side
+        return float_or_array(out, d.shape)
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        if self.is_symmetric:
+            def profile(e):
+                with np.errstate(all="ignore"):
+                    return np.clip(np.asarray(self._hockey(np.asarray(e, dtype=float)),
+                                              dtype=float), 0.0, 1.0)
+
+            return _generic_epsilon(profile, delta)
+        # asymmetric: build the symmetrised profile's hull once, then bisect on it
+        return _generic_epsilon(_sym_profile_fn(self), delta)
+
+    def dominates(self, other: TradeOff, *, rtol: float = 1e-12) -> bool:
+        r"""True when ``other`` :math:`\le` ``self`` pointwise on [0, 1] (``self`` is at
+        least as private).
+
+        Exact for closed-form pairs with a rule (``G_mu`` vs ``G_mu``, ``laplace`` vs
+        ``laplace``, anything vs ``identity()``) and whenever one side is piecewise linear
+        (``f_eps_delta``, ``from_curve``, ``from_privacy_profile``, discrete
+        ``from_distributions``): against the lines :math:`1-\delta_j-e^{t_j}\alpha` of a
+        piecewise-linear ``other`` it checks :math:`\delta_{self}(t_j) \le \delta_j`
+        (one-order profiles); a piecewise-linear ``self`` is checked at its own vertices
+        (a convex ``other`` lies below its chords). Otherwise it compares the curves on a
+        dense grid of α (tails included), which is numeric, not a proof.
+
+        A ``True`` answer is meant as a certificate: a :class:`Bracketed` ``self`` is
+        represented by its lower curve and a :class:`Bracketed` ``other`` by its upper
+        curve. ``rtol`` (plus an absolute 1e-15) absorbs floating-point noise only.
+        """
+        if not isinstance(other, TradeOff):
+            raise TypeError(f"`other` must be a TradeOff; got other={other!r}")
+        rtol = check_real("rtol", rtol, lo=0.0)
+        if isinstance(other, Bracketed):
+            other = other.upper
+        me: TradeOff = self.lower if isinstance(self, Bracketed) else self
+        rule = me._dominates_exact(other)
+        if rule is not None:
+            return bool(rule)
+        seg = other._segments()
+        if seg is not None:
+            t, dj = seg
+            t = np.asarray(t, dtype=float)
+            with np.errstate(all="ignore"):
+                mine = np.asarray(me._hockey(t), dtype=float)
+            mine = np.clip(np.where(np.isnan(mine), 1.0, mine), 0.0, 1.0)
+            return bool(np.all(mine <= np.asarray(dj) * (1.0 + rtol) + _DOM_ATOL))
+        verts = me._vertices()
+        if verts is not None:
+            return bool(np.all(other(verts) <= me(verts) * (1.0 + rtol) + _DOM_ATOL))
+        grid = _dense_alpha_grid()
+        return bool(np.all(other(grid) <= me(grid) * (1.0 + rtol) + _DOM_ATOL))
+
+    # ---------------------------------------------------------- composition ops
+    def __matmul__(self, other: Any) -> TradeOff:
+        if not isinstance(other, TradeOff):
+            return NotImplemented
+        return _engine("compose")(self, other)
+
+    def __pow__(self, n: Any) -> TradeOff:
+        if isinstance(n, bool) or not isinstance(n, int | np.integer):
+            return NotImplemented
+        return self.self_compose(int(n))
+
+    def self_compose(self, n: int) -> TradeOff:
+        """The n-fold tensor power :math:`f^{\\otimes n}` (``f ** n``)."""
+        n = check_int("n", n, lo=1)
+        return _engine("compose_power")(self, n)
+
+    def __repr__(self) -> str:  # dataclasses override this
+        return f"{type(self).__name__}()"
+
+
+def _dense_alpha_grid() -> np.ndarray:
+    lin = np.linspace(0.0, 1.0, 4001)
+    tail = np.logspace(-15, -1, 400)
+    return np.unique(np.concatenate([lin, tail, 1.0 - tail]))
+
+
+def _inv_label(name: str) -> str:
+    """Label of the inverse: ``h`` -> ``{h}^{-1}`` -> ``h``."""
+    if name.startswith("{") and name.endswith("}^{-1}"):
+        return name[1: -len("}^{-1}")]
+    if name.endswith("^{-1}"):
+        return name[: -len("^{-1}")]
+    return "{" + name + "}^{-1}"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Inverse(TradeOff):
+    r""":math:`f^{-1}(\alpha)=\inf\{t\in[0,1]: f(t)\le\alpha\}`, i.e. :math:`T(Q,P)`.
+
+    Computed by bisection on :math:`f`, returning the lower end of the final bracket (a
+    lower curve, hence safe). Its profile is a certified upper bound from the mirrored
+    graph, :math:`\delta_{f^{-1}}(\varepsilon) = \sup_t[1 - t - e^{\varepsilon}f(t)]`,
+    combined for :math:`\varepsilon \le 0` with the exact identity
+    :math:`\delta_{f^{-1}}(\varepsilon) = e^{\varepsilon}\delta_f(-\varepsilon)+1-e^{\varepsilon}`
+    (which amplifies errors by :math:`e^{\varepsilon}` and is not used for ε > 0).
+    """
+
+    base: TradeOff
+
+    @property
+    def label(self):
+        return _inv_label(self.base.label)
+
+    def _f(self, alpha):
+        alpha = np.asarray(alpha, dtype=float)
+        shape = alpha.shape
+        alpha = alpha.reshape(-1)
+        f0 = float(np.asarray(self.base._f(np.zeros(1)), dtype=float)[0])
+        out = np.zeros_like(alpha)
+        need = alpha < f0
+        if need.any():
+            target = alpha[need]
+            lo, _ = bisect_bracket(
+                lambda t: np.asarray(self.base._f(t), dtype=float) <= target,
+                np.zeros(target.shape), np.ones(target.shape), rtol=0.0, xtol=1e-16)
+            out[need] = lo
+        return out.reshape(shape)
+
+    def _inverse(self):
+        return self.base
+
+    def _hockey(self, eps):
+        eps = np.asarray(eps, dtype=float).reshape(-1)
+        out = _numeric_hockey_inverse(self.base, eps)
+        neg = eps <= 0
+        if neg.any():
+            e = eps[neg]
+            with np.errstate(all="ignore"):
+                d = np.exp(e) * np.asarray(self.base._hockey(-e), dtype=float) - np.expm1(e)
+            d = np.where(np.isfinite(d), d, 1.0)
+            out[neg] = np.minimum(out[neg], d)
+        return np.clip(out, 0.0, 1.0)
+
+    def _loss_sf(self, t):
+        # P' = Q, L' = -L:  P'[L' > t] = Q[L < -t] = 1 - Q[L >= -t]; Q[L >= s] is
+        # Q[L > s'] at the float s' just below s (no atom can sit strictly between)
+        t = np.asarray(t, dtype=float)
+        below = np.nextafter(-t, -np.inf)
+        return np.clip(1.0 - np.asarray(self.base._loss_sf_q(below), dtype=float), 0.0, 1.0)
+
+    def _loss_sf_q(self, t):
+        t = np.asarray(t, dtype=float)
+        below = np.nextafter(-t, -np.inf)
+        return np.clip(1.0 - np.asarray(self.base._loss_sf(below), dtype=float), 0.0, 1.0)
+
+    def _atoms(self):
+        at = self.base._atoms()
+        if at is None:
+            return None
+        loss, p, q = at
+        return -loss, q, p
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Symmetrized(TradeOff):
+    r""":math:`f^S = \max\{f, f^{-1}\}` (DRS Prop. 2.4); its profile is the convex-hull
+    construction of :func:`_sym_profile_fn` (an upper bound)."""
+
+    base: TradeOff
+    _inv: TradeOff = field(init=False, repr=False, compare=False)
+    is_symmetric = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "_inv", self.base.inverse())
+
+    @property
+    def label(self):
+        return "{" + self.base.label + "}^{S}"
+
+    def _f(self, alpha):
+        return np.maximum(self.base._f(alpha), self._inv._f(alpha))
+
+    def _one_minus_f(self, alpha):
+        return np.minimum(self.base._one_minus_f(alpha), self._inv._one_minus_f(alpha))
+
+    def _hockey(self, eps):
+        return _symmetrized_profile(self.base, np.asarray(eps, dtype=float))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Group(TradeOff):
+    r"""Group privacy curve :math:`1-(1-f)^{\circ k}` (DRS Thm 2.14).
+
+    Symmetric when ``base`` is: with :math:`u = 1-f` and :math:`R(x) = 1-x`, a symmetric
+    :math:`f` has :math:`u^{-1} = R\circ u\circ R`, hence so does :math:`u^{\circ k}`.
+    """
+
+    base: TradeOff
+    k: int
+
+    @property
+    def is_symmetric(self):  # type: ignore[override]
+        return self.base.is_symmetric
+
+    @property
+    def label(self):
+        return f"{self.base.label}^{{[{self.k}]}}"
+
+    def _one_minus_f(self, alpha):
+        x = np.asarray(alpha, dtype=float)
+        for _ in range(self.k):
+            x = np.clip(np.asarray(self.base._one_minus_f(x), dtype=float), 0.0, 1.0)
+        return x
+
+    def _f(self, alpha):
+        return 1.0 - self._one_minus_f(alpha)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Bracketed(TradeOff):
+    r"""A numeric trade-off function known up to a two-sided bracket.
+
+    ``lower`` is a rigorous lower bound on the true curve (the sound side, used by
+    every question: ``f(alpha)``, ``delta``, ``epsilon``), ``upper`` an upper bound;
+    :meth:`gap` measures their distance.
+    """
+
+    lower: TradeOff
+    upper: TradeOff
+    name: str = "f"
+
+    @property
+    def is_symmetric(self):  # type: ignore[override]
+        return self.lower.is_symmetric and self.upper.is_symmetric
+
+    @property
+    def label(self):
+        return self.name
+
+    def __repr__(self):
+        return f"Bracketed(name={self.name!r}, lower={self.lower!r}, upper={self.upper!r})"
+
+    def _f(self, alpha):
+        return self.lower._f(alpha)
+
+    def _one_minus_f(self, alpha):
+        return self.lower._one_minus_f(alpha)
+
+    def _hockey(self, eps):
+        return self.lower._hockey(eps)
+
+    def _loss_sf(self, t):
+        return self.lower._loss_sf(t)
+
+    def _loss_sf_q(self, t):
+        return self.lower._loss_sf_q(t)
+
+    def _atoms(self):
+        return self.lower._atoms()
+
+    def _vertices(self):
+        return self.lower._vertices()
+
+    def _segments(self):
+        return self.lower._segments()
+
+    def _inverse(self):
+        return Bracketed(lower=self.lower.inverse(), upper=self.upper.inverse(),
+                         name=_inv_label(self.name))
+
+    def gap(self, alpha: Any) -> Any:
+        """``upper(alpha) - lower(alpha)``: how far the sound answer may be from the truth."""
+        return np.asarray(self.upper(alpha)) - np.asarray(self.lower(alpha))
+
+    def delta_bounds(self, eps: Any) -> tuple[Any, Any]:
+        """``(lower, upper)`` bounds on δ(ε); the default :meth:`delta` is the upper one."""
+        return self.upper.delta(eps), self.lower.delta(eps)
+
+    def epsilon_bounds(self, delta: Any) -> tuple[Any, Any]:
+        """``(lower, upper)`` bounds on ε(δ); the default :meth:`epsilon` is the upper one."""
+        return self.upper.epsilon(delta), self.lower.epsilon(delta)

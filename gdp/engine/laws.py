@@ -1,0 +1,258 @@
+"""TODO: docstring for gdp.engine.laws."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+from .._numerics import EPS
+from ..core.piecewise import Identity
+from ..core.tradeoff import Inverse, TradeOff
+from ..families.gaussian import Gaussian
+from ..families.laplace_tradeoff import Laplace
+
+__all__ = [
+    "Law",
+    "norm_cells",
+    "GaussianLaw",
+    "LaplaceLaw",
+    "AtomicLaw",
+    "InverseLaw",
+    "GenericLaw",
+    "law_of",
+]
+
+# ---------------------------------------------------------------------------
+# exact laws of the factors
+# ---------------------------------------------------------------------------
+class Law:
+    r"""The exact privacy-loss law of one factor, as the discretisation needs it.
+
+    ``cells(edges)`` returns the P- and Q-masses of the continuous part on the cells
+    :math:`(e_i, e_{i+1}]` and absolute error bounds for each; ``atoms()`` the finite atoms
+    ``(loss, p, q)``; ``q_inf`` / ``p_ninf`` the masses :math:`Q[L=+\infty]`,
+    :math:`P[L=-\infty]`; ``quantiles(tol)`` approximate ends ``(q_lo, q_hi, p_lo, p_hi)``
+    of the Q- and P-laws beyond which at most ``tol`` mass lies (used to place windows
+    only: tails are charged soundly wherever the window ends). Families with a closed
+    form provide a Law through a ``_pld_law()`` method.
+    """
+
+    q_inf: float = 0.0
+    p_ninf: float = 0.0
+
+    def cells(self, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                 np.ndarray]:
+        z = np.zeros(len(edges) - 1)
+        return z, z, z, z
+
+    def atoms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        e = np.zeros(0)
+        return e, e, e
+
+    def quantiles(self, tol: float) -> tuple[float, float, float, float]:
+        raise NotImplementedError
+
+    def excess(self, edges: np.ndarray, refs: np.ndarray) -> tuple[np.ndarray, ...]:
+        r"""Cells with their excess :math:`X_i = Q_i - e^{r_i}P_i` over reference losses
+        :math:`r_i`: returns ``(P, Q, EP, EQ, X, EX)`` (masses, their error bounds, the
+        excess and its error bound). The default subtracts (cancellation); families that
+        can do better override it."""
+        P, Q, EP, EQ = self.cells(edges)
+        return (P, Q, EP, EQ) + _excess_from(P, Q, EP, EQ, refs)
+
+
+def norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Standard normal masses of the cells (z_i, z_{i+1}] and absolute error bounds.
+
+    Differences are taken on the side of the shorter tail, so each mass is accurate to a
+    few ulps of the tail probabilities involved (no cancellation against 1).
+    """
+    z = np.asarray(z, dtype=float)
+    s = special.ndtr(-z)
+    c = special.ndtr(z)
+    up = z[:-1] >= 0
+    mass = np.where(up, s[:-1] - s[1:], c[1:] - c[:-1])
+    err = 4.0 * EPS * (np.where(up, s[:-1] + s[1:], c[1:] + c[:-1]) + np.abs(mass))
+    return np.maximum(mass, 0.0), err
+
+
+def _excess_from(P: np.ndarray, Q: np.ndarray, EP: np.ndarray, EQ: np.ndarray,
+                 refs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """X = Q - e^r P (by the log-ratio, exact sign) and its error bound."""
+    refs = np.asarray(refs, dtype=float)
+    with np.errstate(all="ignore"):
+        lr = refs + np.log(P) - np.log(Q)
+        X = np.where(P > 0, -Q * np.expm1(lr), Q)
+        X = np.where(Q > 0, X, np.where(P > 0, -np.exp(np.minimum(refs + np.log(P), 709.0)),
+                                        0.0))
+        eP = np.where(EP > 0, np.exp(np.minimum(refs + np.log(EP), 709.0)), 0.0)
+        eR = np.where(P > 0, np.exp(np.minimum(refs + np.log(P), 709.0)), 0.0)
+    return X, EQ + eP + 4 * EPS * (Q + eR)
+
+
+class GaussianLaw(Law):
+    r""":math:`G_\mu`: :math:`L \sim N(\mp\mu^2/2, \mu^2)` under P / Q."""
+
+    def __init__(self, mu: float):
+        self.mu = float(mu)
+
+    def cells(self, edges):
+        m = self.mu
+        with np.errstate(all="ignore"):
+            zp = (edges + 0.5 * m * m) / m
+            zq = (edges - 0.5 * m * m) / m
+        P, ep = norm_cells(zp)
+        Q, eq = norm_cells(zq)
+        return P, Q, ep, eq
+
+    def quantiles(self, tol):
+        z = -float(special.ndtri(tol))
+        m = self.mu
+        return 0.5 * m * m - z * m, 0.5 * m * m + z * m, -0.5 * m * m - z * m, \
+            -0.5 * m * m + z * m
+
+
+class LaplaceLaw(Law):
+    r""":math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`: atoms at :math:`\mp\mu` and a
+    density on :math:`(-\mu, \mu)` with :math:`P[L>t] = \tfrac12 e^{-(t+\mu)/2}` there."""
+
+    def __init__(self, mu: float):
+        self.mu = float(mu)
+
+    def cells(self, edges):
+        m = self.mu
+        a = np.clip(edges[:-1], -m, m)
+        b = np.clip(edges[1:], -m, m)
+        with np.errstate(all="ignore"):
+            w = -np.expm1(-(b - a) / 2.0)
+            P = 0.5 * np.exp(-(a + m) / 2.0) * w
+            Q = 0.5 * np.exp((b - m) / 2.0) * w
+        P = np.where(b > a, P, 0.0)
+        Q = np.where(b > a, Q, 0.0)
+        return P, Q, 8 * EPS * P, 8 * EPS * Q
+
+    def atoms(self):
+        m = self.mu
+        em = 0.5 * math.exp(-m)
+        return np.array([-m, m]), np.array([0.5, em]), np.array([em, 0.5])
+
+    def quantiles(self, tol):
+        return -self.mu, self.mu, -self.mu, self.mu
+
+
+class AtomicLaw(Law):
+    """A purely atomic law (randomized response, exact curves, lattice laws)."""
+
+    def __init__(self, u: np.ndarray, p: np.ndarray, q: np.ndarray):
+        u = np.asarray(u, dtype=float)
+        p = np.asarray(p, dtype=float)
+        q = np.asarray(q, dtype=float)
+        self.q_inf = float(q[np.isposinf(u)].sum())
+        self.p_ninf = float(p[np.isneginf(u)].sum())
+        fin = np.isfinite(u) & ((p > 0) | (q > 0))
+        order = np.argsort(u[fin])
+        self.u, self.p, self.q = u[fin][order], p[fin][order], q[fin][order]
+
+    def atoms(self):
+        return self.u, self.p, self.q
+
+    def quantiles(self, tol):
+        if self.u.size == 0:
+            return 0.0, 0.0, 0.0, 0.0
+
+        def ends(m: np.ndarray) -> tuple[float, float]:
+            lo = np.cumsum(m)
+            hi = np.cumsum(m[::-1])[::-1]
+            i = np.flatnonzero(lo > tol)
+            k = np.flatnonzero(hi > tol)
+            return (float(self.u[i[0]]) if i.size else float(self.u[0]),
+                    float(self.u[k[-1]]) if k.size else float(self.u[-1]))
+
+        ql, qh = ends(self.q)
+        pl, ph = ends(self.p)
+        return ql, qh, pl, ph
+
+
+class InverseLaw(Law):
+    r"""The law of :math:`f^{-1} = T(Q, P)`: :math:`L' = -L` with P and Q swapped."""
+
+    def __init__(self, base: Law):
+        self.base = base
+        self.q_inf = base.p_ninf
+        self.p_ninf = base.q_inf
+
+    def cells(self, edges):
+        P, Q, ep, eq = self.base.cells(-np.asarray(edges, dtype=float)[::-1])
+        return Q[::-1], P[::-1], eq[::-1], ep[::-1]
+
+    def atoms(self):
+        u, p, q = self.base.atoms()
+        return -u[::-1], q[::-1], p[::-1]
+
+    def excess(self, edges, refs):
+        # Q' - e^r P' = P - e^r Q = -e^r (Q - e^{-r} P) on the mirrored cells
+        e = -np.asarray(edges, dtype=float)[::-1]
+        r = np.asarray(refs, dtype=float)
+        P, Q, EP, EQ, X, EX = self.base.excess(e, -r[::-1])
+        with np.errstate(all="ignore"):
+            f = np.exp(np.minimum(r, 709.0))
+        return Q[::-1], P[::-1], EQ[::-1], EP[::-1], -f * X[::-1], f * EX[::-1]
+
+    def quantiles(self, tol):
+        ql, qh, pl, ph = self.base.quantiles(tol)
+        return -ph, -pl, -qh, -ql
+
+
+class GenericLaw(Law):
+    """A factor known only through its hooks (``_hockey``, ``_f``, ``_loss_sf``)."""
+
+    def __init__(self, f: TradeOff):
+        self.f = f
+        with np.errstate(all="ignore"):
+            self.q_inf = float(np.clip(np.asarray(f._one_minus_f(np.zeros(1)))[0], 0, 1))
+
+    def quantiles(self, tol):
+        f = self.f
+        t = 1.0
+        while t < 700.0:
+            with np.errstate(all="ignore"):
+                d = float(np.asarray(f._hockey(np.array([t])))[0])
+            if not d > self.q_inf + tol / 2:
+                break
+            t *= 2.0
+        hi = min(t + math.log(2.0), 700.0)
+        s = -1.0
+        floor = max(math.log(tol), -700.0)
+        while s > floor:
+            with np.errstate(all="ignore"):
+                sq = float(np.asarray(f._loss_sf_q(np.array([s])))[0])
+            if 1.0 - sq <= tol:
+                break
+            s *= 2.0
+        lo = max(s, floor)
+        return lo, hi, lo - 1.0, hi
+
+
+def law_of(f: TradeOff) -> Law:
+    """The :class:`Law` of a trade-off function (closed forms first, hooks otherwise)."""
+    hook = getattr(f, "_pld_law", None)
+    if hook is not None:
+        law = hook()
+        if law is not None:
+            return law
+    if isinstance(f, Gaussian) and 0.0 < f.mu < math.inf:
+        return GaussianLaw(f.mu)
+    if isinstance(f, Laplace) and 0.0 < f.mu < math.inf:
+        return LaplaceLaw(f.mu)
+    if isinstance(f, Identity):
+        return AtomicLaw(np.array([0.0]), np.array([1.0]), np.array([1.0]))
+    if isinstance(f, Inverse):
+        base = law_of(f.base)
+        if not isinstance(base, GenericLaw):
+            return InverseLaw(base)
+    at = f._atoms()
+    if at is not None:
+        return AtomicLaw(*at)
+    return GenericLaw(f)

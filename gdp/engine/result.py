@@ -1,0 +1,310 @@
+"""TODO: docstring for gdp.engine.result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from .._numerics import float_or_array
+from ..core.tradeoff import Bracketed, TradeOff
+from .curves import LossCurve, _inv_label, curve_from_atoms, max_curves
+
+__all__ = ["LazyCurve", "GridInfo", "Composition"]
+
+# ---------------------------------------------------------------------------
+# profiles: the sound and the optimistic answers of a composition
+# ---------------------------------------------------------------------------
+class _CurveProfile:
+    def __init__(self, curve: TradeOff):
+        self.curve = curve
+
+    def delta(self, eps: np.ndarray) -> np.ndarray:
+        return np.asarray(self.curve._hockey(eps), dtype=float)
+
+    def epsilon(self, delta: np.ndarray) -> np.ndarray:
+        c = self.curve
+        if isinstance(c, LossCurve):
+            return c._eps_direct(delta)
+        return np.asarray(c._epsilon(delta), dtype=float)
+
+
+class _MGFProfile:
+    r"""Sound profile from moment generating functions: :math:`\delta(\varepsilon) \le
+    (1+r)\,(Q[S=\infty] + \min_\lambda e^{K(\lambda) - \lambda\varepsilon}
+    \lambda^\lambda/(1+\lambda)^{1+\lambda})`."""
+
+    def __init__(self, K: Callable[[np.ndarray], np.ndarray], q_inf: float, rel: float,
+                 scale: float, shift: float = 0.0):
+        self._K = K
+        self.q_inf = q_inf
+        self.rel = rel
+        self.shift = shift
+        self.lams = np.geomspace(1e-2, 1e3, 48) / max(scale, 1e-6)
+        self._table: np.ndarray | None = None
+
+    def table(self) -> np.ndarray:
+        if self._table is None:
+            lam = self.lams
+            c = special.xlogy(lam, lam) - special.xlogy(1.0 + lam, 1.0 + lam)
+            self._table = self._K(lam) + c + lam * self.shift
+        return self._table
+
+    def delta(self, eps: np.ndarray) -> np.ndarray:
+        eps = np.asarray(eps, dtype=float)
+        kc = self.table()
+        with np.errstate(all="ignore"):
+            v = np.min(kc[None, :] - self.lams[None, :] * eps.reshape(-1, 1), axis=1)
+            d = (1.0 + self.rel) * (self.q_inf + np.exp(np.minimum(v, 0.0)))
+        return np.minimum(d.reshape(eps.shape), 1.0)
+
+    def epsilon(self, delta: np.ndarray) -> np.ndarray:
+        delta = np.asarray(delta, dtype=float)
+        kc = self.table()
+        with np.errstate(all="ignore"):
+            room = np.log(delta / (1.0 + self.rel) - self.q_inf)
+            e = np.min((kc[None, :] - room.reshape(-1, 1)) / self.lams[None, :], axis=1)
+        e = np.where(np.isnan(e), np.inf, e)
+        return np.maximum(e.reshape(delta.shape), 0.0)
+
+
+class _Combine:
+    """min (``how='min'``) or max of several sound profiles."""
+
+    def __init__(self, how: str, *parts: Any):
+        self.how = how
+        self.parts = parts
+
+    def _red(self, vals: list[np.ndarray]) -> np.ndarray:
+        return np.minimum.reduce(vals) if self.how == "min" else np.maximum.reduce(vals)
+
+    def delta(self, eps: np.ndarray) -> np.ndarray:
+        return self._red([p.delta(eps) for p in self.parts])
+
+    def epsilon(self, delta: np.ndarray) -> np.ndarray:
+        return self._red([p.epsilon(delta) for p in self.parts])
+
+
+class _LazyProfile:
+    def __init__(self, thunk: Callable[[], Any]):
+        self._thunk = thunk
+        self._value: Any = None
+
+    def get(self) -> Any:
+        if self._value is None:
+            self._value = self._thunk()
+        return self._value
+
+    def delta(self, eps: np.ndarray) -> np.ndarray:
+        return self.get().delta(eps)
+
+    def epsilon(self, delta: np.ndarray) -> np.ndarray:
+        return self.get().epsilon(delta)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LazyCurve(TradeOff):
+    """A trade-off curve computed on first use (the optimistic side of a composition)."""
+
+    thunk: Callable[[], TradeOff] = field(repr=False)
+    name: str = "f"
+    symmetric: bool = False
+    _box: list = field(default_factory=list, repr=False)
+
+    def get(self) -> TradeOff:
+        """The curve itself (computed once)."""
+        if not self._box:
+            self._box.append(self.thunk())
+        return self._box[0]
+
+    @property
+    def is_symmetric(self):  # type: ignore[override]
+        return self.symmetric
+
+    @property
+    def label(self):
+        return self.name
+
+    def __repr__(self):
+        state = "computed" if self._box else "not computed yet"
+        return f"LazyCurve(name={self.name!r}, {state})"
+
+    def _f(self, alpha):
+        return self.get()._f(alpha)
+
+    def _one_minus_f(self, alpha):
+        return self.get()._one_minus_f(alpha)
+
+    def _hockey(self, eps):
+        return self.get()._hockey(eps)
+
+    def _epsilon(self, delta):
+        return self.get()._epsilon(delta)
+
+    def delta(self, eps: Any) -> Any:
+        return self.get().delta(eps)
+
+    def _loss_sf(self, t):
+        return self.get()._loss_sf(t)
+
+    def _loss_sf_q(self, t):
+        return self.get()._loss_sf_q(t)
+
+    def _atoms(self):
+        return self.get()._atoms()
+
+    def _segments(self):
+        return self.get()._segments()
+
+    def _inverse(self):
+        return self.get().inverse()
+
+
+@dataclass(frozen=True, slots=True)
+class GridInfo:
+    """How a numeric composition was computed (for reports and tests)."""
+
+    grid_step: float
+    window: tuple[float, float]
+    n_points: int
+    tail_bound: float
+    roundoff: float
+    rel_roundoff: float
+    loss_shift: float = 0.0
+
+
+def _eps_arg(delta: Any) -> np.ndarray:
+    from .._validation import as_probability_array
+
+    return as_probability_array("delta", delta)
+
+
+def _delta_arg(eps: Any) -> np.ndarray:
+    from .._validation import as_real_array
+
+    return as_real_array("eps", eps, lo=0.0, finite=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Composition(Bracketed):
+    r"""The numeric tensor product of trade-off functions, bracketed on both sides.
+
+    ``lower`` and ``upper`` are trade-off curves with ``lower <= f1 ⊗ ... ⊗ fn <= upper``
+    (see the module docstring for the construction). Every question is answered on the
+    sound side: ``h(alpha)`` by ``lower``; ``delta``/``epsilon`` by the smaller of the
+    lattice profile of ``lower`` and a Chernoff bound from moment generating functions
+    (both upper bounds). ``delta_bounds`` and ``epsilon_bounds`` give both sides.
+
+    Attributes
+    ----------
+    info : GridInfo
+        Lattice step, window, size and the floating-point allowances charged.
+
+    Examples
+    --------
+    >>> import gdp
+    >>> h = gdp.compose(gdp.laplace(1.0), gdp.G_mu(0.5))
+    >>> lo, hi = h.epsilon_bounds(1e-5)
+    >>> bool(lo <= h.epsilon(1e-5) <= hi), bool(hi - lo < 5e-3)
+    (True, True)
+    """
+
+    symmetric: bool = False
+    sound: Any = field(default=None, repr=False)
+    other: Any = field(default=None, repr=False)
+    info: GridInfo | None = field(default=None, repr=False)
+    inverse_fn: Any = field(default=None, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def is_symmetric(self):  # type: ignore[override]
+        return self.symmetric
+
+    def __repr__(self):
+        i = self.info
+        extra = "" if i is None else f", grid_step={i.grid_step:.3g}, n_points={i.n_points}"
+        return f"Composition(name={self.name!r}{extra})"
+
+    def _hockey(self, eps):
+        return np.clip(self.sound.delta(np.asarray(eps, dtype=float)), 0.0, 1.0)
+
+    def _epsilon(self, delta):
+        if self.symmetric:
+            return self.sound.epsilon(np.asarray(delta, dtype=float))
+        return self.symmetrize()._epsilon(delta)
+
+    def delta(self, eps: Any) -> Any:
+        if self.symmetric:
+            return TradeOff.delta(self, eps)
+        return self.symmetrize().delta(eps)
+
+    def _inverse(self):
+        if "inv" not in self._cache:
+            if self.inverse_fn is not None:
+                self._cache["inv"] = self.inverse_fn()
+            else:
+                lo = self.lower.inverse()
+                up = self.upper.inverse()
+                self._cache["inv"] = Composition(
+                    lower=lo, upper=up, name=_inv_label(self.name), symmetric=False,
+                    sound=_CurveProfile(lo), other=_CurveProfile(up), info=self.info)
+        return self._cache["inv"]
+
+    def symmetrize(self) -> TradeOff:
+        r""":math:`h^S = \max\{h, h^{-1}\}` with both sides (DRS Prop. 2.4)."""
+        if self.symmetric:
+            return self
+        if "sym" not in self._cache:
+            inv = self.inverse()
+            lo = _materialise(self.lower)
+            lo_i = _materialise(inv.lower)
+            lower = max_curves(lo, lo_i, symmetric=True, name="{" + self.name + "}^{S}")
+
+            def upper_thunk() -> TradeOff:
+                return max_curves(_materialise(self.upper), _materialise(inv.upper),
+                                  symmetric=True, name="{" + self.name + "}^{S}")
+
+            up = LazyCurve(thunk=upper_thunk, name="{" + self.name + "}^{S}", symmetric=True)
+            sound = _Combine("min", _CurveProfile(lower), self.sound, inv.sound)
+            self._cache["sym"] = Composition(
+                lower=lower, upper=up, name="{" + self.name + "}^{S}", symmetric=True,
+                sound=sound, other=_CurveProfile(up), info=self.info)
+        return self._cache["sym"]
+
+    def delta_bounds(self, eps: Any) -> tuple[Any, Any]:
+        """``(lower, upper)`` bounds on δ(ε) (ε ≥ 0); :meth:`delta` is the upper one."""
+        if not self.symmetric:
+            return self.symmetrize().delta_bounds(eps)
+        e = _delta_arg(eps)
+        flat = e.reshape(-1)
+        with np.errstate(all="ignore"):
+            lo = np.clip(np.nan_to_num(self.other.delta(flat), nan=0.0), 0.0, 1.0)
+            hi = np.clip(np.nan_to_num(self.sound.delta(flat), nan=1.0), 0.0, 1.0)
+        return float_or_array(np.minimum(lo, hi), e.shape), float_or_array(hi, e.shape)
+
+    def epsilon_bounds(self, delta: Any) -> tuple[Any, Any]:
+        """``(lower, upper)`` bounds on ε(δ); :meth:`epsilon` is the upper one."""
+        if not self.symmetric:
+            return self.symmetrize().epsilon_bounds(delta)
+        d = _eps_arg(delta)
+        flat = d.reshape(-1)
+        with np.errstate(all="ignore"):
+            lo = np.nan_to_num(self.other.epsilon(flat), nan=0.0)
+            hi = np.nan_to_num(self.sound.epsilon(flat), nan=np.inf)
+        lo = np.maximum(lo, 0.0)
+        return (float_or_array(np.minimum(lo, hi), d.shape),
+                float_or_array(np.maximum(hi, 0.0), d.shape))
+
+
+def _materialise(c: TradeOff) -> LossCurve:
+    if isinstance(c, LazyCurve):
+        c = c.get()
+    if isinstance(c, LossCurve):
+        return c
+    at = c._atoms()
+    if at is None:
+        raise TypeError(f"expected a piecewise-linear curve; got {c!r}")
+    return curve_from_atoms(*at, name=c.label, symmetric=c.is_symmetric)

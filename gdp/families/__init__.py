@@ -1,0 +1,60 @@
+r"""Families with closed forms: :math:`G_\mu`, :math:`f_{\varepsilon,\delta}` and Laplace.
+
+Each family is a :class:`gdp.core.TradeOff` that fills in the core's hooks with its
+formulas (curve, profile, loss law, ε(δ), group privacy, exact dominance), so the generic
+numerics are never needed for it.
+
+Modules
+-------
+``gaussian``
+    :math:`G_\mu` (DRS Sec. 2.3) and the Gaussian-mechanism helpers (σ ↔ μ, analytic σ
+    for (ε, δ), classical σ, μ composition and group privacy).
+``gaussian_profile``
+    The profile :math:`\delta(\varepsilon;\mu)` in log space and its two inverses
+    :math:`\varepsilon(\delta;\mu)` and :math:`\mu(\varepsilon,\delta)`, each with a
+    rounding margin on the safe side.
+``epsdelta``
+    :math:`f_{\varepsilon,\delta}` (DRS Prop. 2.5), randomized response for δ = 0.
+``laplace``
+    :math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`.
+
+Imports: the ground floor and :mod:`gdp.core`.
+"""
+
+from __future__ import annotations
+
+from .epsdelta import EpsDelta, f_eps_delta
+from .gaussian import (
+    G_mu,
+    Gaussian,
+    compose_mu,
+    delta_from_mu,
+    eps_from_mu,
+    group_mu,
+    log_delta_from_mu,
+    mu_from_eps_delta,
+    mu_from_sigma,
+    sigma_classical,
+    sigma_from_eps_delta,
+    sigma_from_mu,
+)
+from .laplace_tradeoff import Laplace, laplace
+
+__all__ = [
+    "G_mu",
+    "Gaussian",
+    "f_eps_delta",
+    "EpsDelta",
+    "laplace",
+    "Laplace",
+    "delta_from_mu",
+    "log_delta_from_mu",
+    "eps_from_mu",
+    "mu_from_eps_delta",
+    "mu_from_sigma",
+    "sigma_from_mu",
+    "sigma_from_eps_delta",
+    "sigma_classical",
+    "compose_mu",
+    "group_mu",
+]

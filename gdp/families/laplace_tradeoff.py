@@ -1,0 +1,177 @@
+r"""The Laplace trade-off function :math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`.
+
+Theory of operation
+-------------------
+With :math:`P = \mathrm{Lap}(0,1)`, :math:`Q = \mathrm{Lap}(\mu,1)` the privacy loss is
+:math:`L(x) = |x| - |x-\mu| \in [-\mu, \mu]`. Under :math:`P` it has an atom of mass 1/2 at
+:math:`-\mu`, an atom :math:`e^{-\mu}/2` at :math:`\mu` and density on :math:`(-\mu,\mu)`:
+:math:`P[L>t] = \tfrac12 e^{-(t+\mu)/2}` for :math:`t\in[-\mu,\mu)`. The curve (DRS
+Sec. 2.5; MATH.md §3) is
+
+.. math:: f(\alpha) = \begin{cases} 1-e^{\mu}\alpha, & \alpha < e^{-\mu}/2\\
+          e^{-\mu}/(4\alpha), & e^{-\mu}/2 \le \alpha \le 1/2\\
+          e^{-\mu}(1-\alpha), & \alpha > 1/2 \end{cases}
+
+and its privacy profile is :math:`\delta(\varepsilon) = 1 - e^{(\varepsilon-\mu)/2}` for
+:math:`0\le\varepsilon<\mu`, 0 beyond. The Laplace mechanism with scale :math:`b` and
+sensitivity :math:`\Delta` is exactly :math:`T(\mathrm{Lap}(0,1),\mathrm{Lap}(\Delta/b,1))`-DP.
+
+References
+----------
+DRS, Sec. 2.5 and Prop. 2.12; Dwork, Roth, "The Algorithmic Foundations of DP", Thm 3.6.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_real
+from ..core.tradeoff import TradeOff
+
+__all__ = ["Laplace", "laplace"]
+
+@dataclass(frozen=True, slots=True)
+class Laplace(TradeOff):
+    r""":math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`; construct with :func:`laplace`.
+
+    Notes
+    -----
+    Everything is closed form: the curve (evaluated in log space, so μ up to 700 and
+    beyond gives finite values, and ``mu = inf`` is the curve 0), the profile
+    :math:`\delta(t) = 1 - e^{(t-\mu)/2}` on :math:`[-\mu, \mu)` (:math:`1 - e^t` below,
+    0 above), its inverse :math:`\varepsilon(\delta) = \mu + 2\log(1-\delta)` (clipped at
+    0), the privacy-loss law, dominance (decreasing in μ) and group privacy
+    (:math:`1-(1-f_\mu)^{\circ k} = f_{k\mu}`, as for every location family with a
+    monotone likelihood ratio: :math:`1 - f_\mu = S_\mu \circ S_0^{-1}` with :math:`S_m`
+    the survival function of :math:`\mathrm{Lap}(m, 1)`, and
+    :math:`S_0^{-1}\circ S_\mu` shifts by μ).
+    """
+
+    mu: float
+
+    is_symmetric = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "mu", check_real("mu", self.mu, lo=0.0, finite=False))
+
+    @property
+    def label(self):
+        return f"\\mathrm{{Lap}}_{{{self.mu:g}}}"
+
+    def _f(self, alpha):
+        a = np.asarray(alpha, dtype=float)
+        mu = self.mu
+        if math.isinf(mu):
+            return np.zeros_like(a)  # the curve 0 (no privacy)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            la = np.log(a)
+            left = 1.0 - np.exp(la + mu)  # 1 - e^mu a
+            mid = np.exp(-mu - math.log(4.0) - la)  # e^-mu / (4 a)
+            right = math.exp(-mu) * (1.0 - a)
+        # branch on log(a) against log(e^-mu / 2): no underflow of e^-mu for large mu
+        out = np.where(la < -mu - _LOG2, left, np.where(a <= 0.5, mid, right))
+        return np.where(a == 0, 1.0, out)
+
+    def _one_minus_f(self, alpha):
+        a = np.asarray(alpha, dtype=float)
+        mu = self.mu
+        if math.isinf(mu):
+            return np.ones_like(a)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            la = np.log(a)
+            left = np.exp(la + mu)
+            mid = -np.expm1(-mu - math.log(4.0) - la)
+            right = -math.expm1(-mu) + math.exp(-mu) * a
+        out = np.where(la < -mu - _LOG2, left, np.where(a <= 0.5, mid, right))
+        return np.where(a == 0, 0.0, out)
+
+    def _hockey(self, eps):
+        t = np.asarray(eps, dtype=float)
+        mu = self.mu
+        if math.isinf(mu):
+            return np.ones_like(t)  # f = 0: sup_x 1 - e^t x = 1, also at t = inf
+        with np.errstate(over="ignore", invalid="ignore"):
+            inside = -np.expm1((t - mu) / 2.0)
+            below = -np.expm1(t)
+        out = np.where(t >= mu, 0.0, np.where(t >= -mu, inside, below))
+        return np.clip(out, 0.0, 1.0)
+
+    def _epsilon(self, delta):
+        d = np.asarray(delta, dtype=float)
+        mu = self.mu
+        if math.isinf(mu):
+            return np.where(d >= 1.0, 0.0, np.inf)
+        with np.errstate(divide="ignore"):
+            t = np.maximum(mu + 2.0 * np.log1p(-d), 0.0)
+        t = np.where(d <= 0.0, mu, t)
+        # rounding must not leave us on the unsafe side: step up until delta(t) <= target
+        for _ in range(8):
+            high = self._hockey(t) > d
+            if not high.any():
+                break
+            t = np.where(high, np.nextafter(np.nextafter(t, np.inf), np.inf), t)
+        return np.where(self._hockey(t) <= d, t, mu)
+
+    def _loss_sf(self, t):
+        t = np.asarray(t, dtype=float)
+        mu = self.mu
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = 0.5 * np.exp(-(t + mu) / 2.0)
+        out = np.where(t < -mu, 1.0, np.where(t >= mu, 0.0, v))
+        return np.where(np.isnan(out), 0.0, out)
+
+    def _loss_sf_q(self, t):
+        t = np.asarray(t, dtype=float)
+        mu = self.mu
+        if math.isinf(mu):
+            return np.where(np.isposinf(t), 0.0, 1.0)  # Q[L = +inf] = 1
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = 1.0 - 0.5 * np.exp((t - mu) / 2.0)
+        return np.where(t < -mu, 1.0, np.where(t >= mu, 0.0, v))
+
+    def _group(self, k):
+        return Laplace(mu=k * self.mu)
+
+    def _dominates_exact(self, other):
+        if isinstance(other, Laplace):
+            return self.mu <= other.mu
+        return None
+
+
+_LOG2 = math.log(2.0)
+
+
+def laplace(mu: float) -> Laplace:
+    r"""The Laplace trade-off function :math:`T(\mathrm{Lap}(0,1),\mathrm{Lap}(\mu,1))`.
+
+    .. math:: f(\alpha) = \begin{cases} 1-e^{\mu}\alpha, & \alpha < e^{-\mu}/2\\
+              e^{-\mu}/(4\alpha), & e^{-\mu}/2 \le \alpha \le 1/2\\
+              e^{-\mu}(1-\alpha), & \alpha > 1/2 \end{cases}
+
+    A Laplace mechanism with sensitivity Δ and scale b is ``laplace(Δ / b)``-DP; this is
+    tighter than the :math:`f_{\mu,0}` (pure ε = μ) guarantee.
+
+    Parameters
+    ----------
+    mu : float
+        μ ≥ 0 (``inf`` allowed: no privacy, the curve 0).
+
+    References
+    ----------
+    DRS Sec. 2.5 (the curve) and Prop. 2.12 (the profile); MATH.md §3.
+
+    Examples
+    --------
+    >>> import gdp
+    >>> f = gdp.laplace(1.0)
+    >>> round(f(0.25), 6)
+    0.367879
+    >>> round(f.delta(0.5), 6)
+    0.221199
+    >>> round(f.epsilon(0.1), 6)
+    0.789279
+    """
+    return Laplace(mu=mu)

@@ -1,0 +1,50 @@
+r"""Plots of trade-off functions, privacy profiles and composition comparisons.
+
+Theory of operation
+-------------------
+A trade-off function :math:`f = T(P, Q)` lives in the unit square: the type I error
+:math:`\alpha` of a test on the horizontal axis, the smallest type II error
+:math:`\beta = f(\alpha)` on the vertical one, below the diagonal :math:`\beta = 1 - \alpha`
+of the useless test (perfect privacy, :math:`\mathrm{Id}`). Higher curves are more private
+(DRS Sec. 2). Every function here
+
+* takes ``ax=None`` (a new square figure is made when none is given), returns the
+  :class:`~matplotlib.axes.Axes` and never calls ``plt.show()``;
+* names the curves by the objects' own LaTeX-safe :attr:`~gdp.TradeOff.label`, rendered
+  with mathtext (``$G_{1}$``; no ``usetex`` needed);
+* draws the *sound* side of a numeric result (the rigorous lower bound on the curve, the
+  upper bound on :math:`\delta(\varepsilon)`) as the line and, when the object has
+  ``lower`` and ``upper`` brackets, the bracket as a band;
+* can hand back the plotted numbers (``return_data=True``, or :func:`curve_data` /
+  :func:`profile_data` directly) as a :class:`PlotData` with a :meth:`PlotData.to_csv`
+  method, so the figure can be re-drawn with any other tool.
+
+Matplotlib is imported by this module only; ``import gdp`` does not load it.
+
+References
+----------
+DRS: J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS-B 84(1), 2022
+(Fig. 1-6 show the same kinds of picture).
+"""
+
+
+from .audit import plot_audit
+from .base import ALPHA_LABEL, BETA_LABEL, PlotData, mathtext, to_csv
+from .comparison import compare, compare_data
+from .curves import clt, curve_data, privacy_profile, profile_data, tradeoff
+
+__all__ = [
+    "PlotData",
+    "tradeoff",
+    "privacy_profile",
+    "compare",
+    "clt",
+    "curve_data",
+    "profile_data",
+    "compare_data",
+    "to_csv",
+    "mathtext",
+    "plot_audit",
+    "ALPHA_LABEL",
+    "BETA_LABEL",
+]

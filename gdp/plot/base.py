@@ -1,0 +1,188 @@
+"""TODO: docstring for gdp.plot.style."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.tradeoff import TradeOff
+
+__all__ = ["PlotData", "to_csv", "mathtext", "ALPHA_LABEL", "BETA_LABEL"]
+
+#: Axis label of the type I error.
+ALPHA_LABEL = r"Type I error $\alpha$"
+#: Axis label of the type II error.
+BETA_LABEL = r"Type II error $\beta$"
+
+_FIGSIZE = (4.8, 4.8)
+
+
+# --------------------------------------------------------------------------- data
+@dataclass(frozen=True, slots=True)
+class PlotData:
+    r"""The numbers behind a plot: one x column and named y columns of the same length.
+
+    The arrays are read-only copies. Column names are the legend labels (LaTeX-safe
+    strings such as ``G_{1}``); a bracketed curve contributes ``"<label> lower"`` and
+    ``"<label> upper"`` columns next to its sound line ``"<label>"``.
+
+    Examples
+    --------
+    >>> import gdp, gdp.plot
+    >>> d = gdp.plot.curve_data(gdp.G_mu(1.0), alpha=[0.0, 0.05, 1.0])
+    >>> d.x_name, list(d.columns)
+    ('alpha', ['G_{1}'])
+    >>> d.columns["G_{1}"].round(6).tolist()
+    [1.0, 0.740489, 0.0]
+    """
+
+    x_name: str
+    x: np.ndarray
+    columns: Mapping[str, np.ndarray]
+
+    def __post_init__(self):
+        x = np.array(self.x, dtype=float)
+        x.setflags(write=False)
+        cols = {}
+        for name, col in self.columns.items():
+            c = np.array(col, dtype=float)
+            if c.shape != x.shape:
+                raise ValueError(f"`columns[{name!r}]` must have the shape of `x` {x.shape}; "
+                                 f"got shape {c.shape}")
+            c.setflags(write=False)
+            cols[str(name)] = c
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "columns", cols)
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        """All columns, the x column first, as a plain dict of arrays."""
+        return {self.x_name: self.x, **self.columns}
+
+    def to_csv(self, path: str | Path) -> Path:
+        """Write the columns to ``path`` as CSV (header row, full float precision).
+
+        Labels may contain commas (``f_{1,1e-05}``); they are quoted as CSV requires.
+        Missing values (e.g. a curve only defined for some k) are written as empty
+        fields. Returns the path written.
+        """
+        path = Path(path)
+        names = [self.x_name, *self.columns]
+        rows = np.column_stack([self.x, *self.columns.values()])
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(names)
+            for row in rows:
+                w.writerow(["" if math.isnan(v) else repr(float(v)) for v in row])
+        return path
+
+
+def to_csv(data: PlotData, path: str | Path) -> Path:
+    """Write a :class:`PlotData` (from ``return_data=True`` or ``*_data``) to a CSV file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, gdp, gdp.plot
+    >>> d = gdp.plot.curve_data(gdp.f_eps_delta(1.0, 1e-5), alpha=[0.0, 1.0])
+    >>> p = gdp.plot.to_csv(d, pathlib.Path(tempfile.mkdtemp()) / "f.csv")
+    >>> p.read_text().splitlines()
+    ['alpha,"f_{1,1e-05}"', '0.0,0.99999', '1.0,0.0']
+    """
+    if not isinstance(data, PlotData):
+        raise TypeError(f"`data` must be a PlotData; got data={data!r}")
+    return data.to_csv(path)
+
+
+def mathtext(label: str) -> str:
+    r"""Wrap a LaTeX-safe label in ``$...$`` for matplotlib's mathtext (idempotent).
+
+    >>> import gdp.plot
+    >>> gdp.plot.mathtext("G_{1}"), gdp.plot.mathtext("$x$")
+    ('$G_{1}$', '$x$')
+    """
+    label = str(label)
+    if label.startswith("$") and label.endswith("$") and len(label) > 1:
+        return label
+    return f"${label}$"
+
+
+# ------------------------------------------------------------------- helpers
+def _check_curves(fs: Sequence[Any], name: str = "fs") -> list[Any]:
+    if len(fs) == 0:
+        raise ValueError(f"`{name}` must contain at least one trade-off function; got none")
+    for i, f in enumerate(fs):
+        if not isinstance(f, TradeOff):
+            raise TypeError(f"`{name}[{i}]` must be a TradeOff; got {f!r}")
+    return list(fs)
+
+
+def _bracket(f: Any) -> tuple[TradeOff, TradeOff] | None:
+    """The ``(lower, upper)`` TradeOffs of a numeric result, or ``None``."""
+    lo = getattr(f, "lower", None)
+    hi = getattr(f, "upper", None)
+    if isinstance(lo, TradeOff) and isinstance(hi, TradeOff):
+        return lo, hi
+    return None
+
+
+def _labels(fs: Sequence[Any], labels: Sequence[str] | None) -> list[str]:
+    if labels is None:
+        labels = [str(f.label) for f in fs]
+    else:
+        if isinstance(labels, str):
+            raise TypeError(f"`labels` must be a sequence of strings; got labels={labels!r}")
+        labels = [str(s) for s in labels]
+        if len(labels) != len(fs):
+            raise ValueError(f"`labels` must have one entry per curve ({len(fs)}); "
+                             f"got {len(labels)}")
+    out: list[str] = []
+    for s in labels:  # repeated names would collide as data columns
+        name, i = s, 2
+        while name in out:
+            name, i = f"{s} ({i})", i + 1
+        out.append(name)
+    return out
+
+
+def _alpha_grid(n: int, log_alpha: bool, alpha_min: float) -> np.ndarray:
+    if log_alpha:
+        return np.geomspace(alpha_min, 1.0, n)
+    # uniform, refined near the ends where G_mu-like curves are steep
+    ends = np.geomspace(1e-6, 0.02, max(n // 8, 8))
+    return np.unique(np.concatenate([np.linspace(0.0, 1.0, n), ends, 1.0 - ends]))
+
+
+def _new_axes(ax: Any) -> Any:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=_FIGSIZE, layout="constrained")
+    return ax
+
+
+def _style_unit_square(ax: Any, log_alpha: bool, alpha_min: float, diagonal: bool) -> None:
+    if diagonal:
+        a = np.geomspace(alpha_min, 1.0, 400) if log_alpha else np.array([0.0, 1.0])
+        ax.plot(a, 1.0 - a, ls="--", lw=1.0, color="0.45", zorder=1,
+                label=r"$\mathrm{Id}: 1-\alpha$")
+    if log_alpha:
+        ax.set_xscale("log")
+        ax.set_xlim(alpha_min, 1.0)
+    else:
+        ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_box_aspect(1)
+    ax.set_xlabel(ALPHA_LABEL)
+    ax.set_ylabel(BETA_LABEL)
+    ax.grid(True, lw=0.4, alpha=0.5)
+
+
+def _strip(name: str) -> str:
+    """A plain column name for a legend entry (drop mathtext dollars)."""
+    return name.replace("$", "")

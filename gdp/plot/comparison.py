@@ -1,0 +1,218 @@
+"""TODO: docstring for gdp.plot.comparison."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._validation import as_real_array
+from .base import PlotData, _new_axes
+
+__all__ = ["compare_data", "compare"]
+
+# ------------------------------------------------------- composition comparisons
+_K_KEYS = ("k", "n", "steps", "compositions", "n_compositions")
+_METHOD_KEYS = ("method", "name", "accountant", "bound")
+_EPS_KEYS = ("eps", "epsilon")
+
+
+def _first_key(rec: Mapping[str, Any], keys: Sequence[str], what: str) -> Any:
+    for k in keys:
+        if k in rec:
+            return rec[k]
+    raise ValueError(f"`records` entries must have a {what} field (one of "
+                     f"{', '.join(keys)}); got keys {sorted(rec)}")
+
+
+def compare_data(records_or_data: Any) -> PlotData:
+    r"""Normalise a composition comparison into a table: k against ε per method.
+
+    Accepts
+
+    * an iterable of records (mappings) with a number of compositions (``k``, ``n``,
+      ``steps``), a method name (``method``, ``name``) and an ε (``eps``, ``epsilon``),
+      such as the records of :func:`gdp.compare`;
+    * an object with ``records`` (attribute, or ``to_records()`` / ``records()``);
+    * a mapping ``{"k": ks, method: eps_values, ...}``;
+    * a :class:`PlotData` (returned unchanged).
+
+    Methods that have no value at some k (or report ``inf``/``None``) get NaN there.
+
+    Examples
+    --------
+    >>> import gdp.plot
+    >>> recs = [{"k": 1, "method": "basic", "eps": 0.5}, {"k": 2, "method": "basic",
+    ...         "eps": 1.0}, {"k": 2, "method": "exact", "eps": 0.9}]
+    >>> d = gdp.plot.compare_data(recs)
+    >>> d.x.tolist(), d.columns["basic"].tolist(), d.columns["exact"].tolist()
+    ([1.0, 2.0], [0.5, 1.0], [nan, 0.9])
+    """
+    obj = records_or_data
+    if isinstance(obj, PlotData):
+        return obj
+    if hasattr(obj, "k") and isinstance(getattr(obj, "columns", None), Mapping):
+        ks = as_real_array("k", obj.k, lo=0.0).reshape(-1)  # e.g. gdp.epsilon_vs_k
+        return PlotData("k", ks, {str(m): _eps_column(v, ks.shape)
+                                  for m, v in obj.columns.items()})
+    for attr in ("to_records", "records"):
+        val = getattr(obj, attr, None)
+        if val is not None and not isinstance(obj, Mapping):
+            obj = val() if callable(val) else val
+            break
+    if isinstance(obj, Mapping):
+        if not any(k in obj for k in _K_KEYS):
+            raise ValueError("`records_or_data` as a mapping must have a 'k' entry; "
+                             f"got keys {sorted(obj)}")
+        kname = next(k for k in _K_KEYS if k in obj)
+        ks = as_real_array(kname, obj[kname], lo=0.0).reshape(-1)
+        cols = {str(m): _eps_column(v, ks.shape) for m, v in obj.items() if m != kname}
+        return PlotData("k", ks, cols)
+    if isinstance(obj, str | bytes) or not isinstance(obj, Iterable):
+        raise TypeError("`records_or_data` must be a list of records, a mapping or the "
+                        f"result of gdp.compare; got {type(records_or_data).__name__}")
+    table: dict[str, dict[float, float]] = {}
+    ks_seen: set[float] = set()
+    for rec in obj:
+        if not isinstance(rec, Mapping):
+            rec = getattr(rec, "_asdict", lambda r=rec: getattr(r, "__dict__", r))()
+            if not isinstance(rec, Mapping):
+                raise TypeError("`records_or_data` entries must be mappings; "
+                                f"got {type(rec).__name__}")
+        k = float(_first_key(rec, _K_KEYS, "number of compositions"))
+        m = str(_first_key(rec, _METHOD_KEYS, "method"))
+        e = _first_key(rec, _EPS_KEYS, "epsilon")
+        ks_seen.add(k)
+        table.setdefault(m, {})[k] = math.nan if e is None else float(e)
+    if not table:
+        raise ValueError("`records_or_data` must contain at least one record; got none")
+    ks = np.array(sorted(ks_seen))
+    cols = {m: np.array([vals.get(k, math.nan) for k in ks]) for m, vals in table.items()}
+    for c in cols.values():
+        c[~np.isfinite(c)] = math.nan
+    return PlotData("k", ks, cols)
+
+
+def _eps_column(v: Any, shape: tuple[int, ...]) -> np.ndarray:
+    arr = np.array([math.nan if x is None else float(x) for x in np.ravel(v)], dtype=float)
+    if arr.shape != shape:
+        raise ValueError(f"every method must have one value per k ({shape[0]}); "
+                         f"got {arr.shape[0]}")
+    arr[~np.isfinite(arr)] = math.nan
+    return arr
+
+
+_COMPARE_STYLE = {
+    "exact": dict(color="black", lw=2.4, ls="-", zorder=5),
+    "clt": dict(color="tab:purple", ls=(0, (6, 2, 1, 2)), lw=1.6, zorder=6),
+    "gdp": dict(color="tab:purple", ls=(0, (6, 2, 1, 2)), lw=1.6, zorder=6),
+    "basic": dict(color="tab:red", ls=":", lw=1.8),
+    "advanced": dict(color="tab:orange", ls="--", lw=1.6),
+    "kairouz": dict(color="tab:brown", ls="-.", lw=1.6),
+    "kov": dict(color="tab:green", ls=(0, (2.5, 2.5)), lw=1.8, zorder=7),
+    "rdp": dict(color="tab:blue", ls="--", lw=1.6),
+}
+
+
+def _method_names(obj: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """Readable names (``gdp.bounds.METHODS``) and kinds of the methods in a comparison."""
+    from ..bounds.tables import METHODS
+
+    kinds: dict[str, str] = {}
+    raw = getattr(obj, "kinds", None)
+    if isinstance(raw, Mapping):
+        kinds = {str(k): str(v) for k, v in raw.items()}
+    else:
+        recs = getattr(obj, "records", obj)
+        if isinstance(recs, Iterable) and not isinstance(recs, Mapping | str | bytes):
+            for r in recs:
+                d = r if isinstance(r, Mapping) else getattr(r, "as_dict", lambda: {})()
+                if isinstance(d, Mapping) and "method" in d and d.get("kind") not in (
+                        None, "skipped"):
+                    kinds[str(d["method"])] = str(d["kind"])
+    return dict(METHODS), kinds
+
+
+def _style_for(method: str) -> dict[str, Any]:
+    key = method.lower()
+    for name, st in _COMPARE_STYLE.items():
+        if key.startswith(name):
+            return dict(st)
+    return {"lw": 1.6}
+
+
+def compare(records_or_data: Any, ax: Any = None, *, log_k: bool = True,
+            log_eps: bool = True, ylabel: str | None = None,
+            labels: Mapping[str, str] | None = None, legend: bool = True,
+            return_data: bool = False, **kw: Any) -> Any:
+    r"""Draw ε against the number of compositions k for several accounting methods.
+
+    Parameters
+    ----------
+    records_or_data
+        The output of the composition comparison (:func:`gdp.compare`) or anything
+        :func:`compare_data` accepts.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure when ``None``.
+    log_k, log_eps : bool
+        Logarithmic axes.
+    ylabel : str, optional
+        Default ``"ε"``, or ``"ε at δ = ..."`` when the data says which δ.
+    labels : mapping, optional
+        Legend names by method key; default the readable names of
+        :data:`gdp.bounds.METHODS` (approximations are marked as such).
+    legend, return_data, **kw
+        As in :func:`tradeoff`.
+
+    Returns
+    -------
+    Axes, or ``(Axes, PlotData)`` when ``return_data``.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import gdp.plot
+    >>> ax = gdp.plot.compare({"k": [1, 10, 100], "basic": [0.1, 1.0, 10.0],
+    ...                        "exact": [0.1, 0.6, 2.5]})
+    >>> ax.get_xscale(), [t.get_text() for t in ax.get_legend().get_texts()]
+    ('log', ['Basic composition', 'Exact tensor product'])
+    """
+    data = compare_data(records_or_data)
+    names, kinds = _method_names(records_or_data)
+    if labels is not None:
+        names.update({str(k): str(v) for k, v in labels.items()})
+    ax = _new_axes(ax)
+    for method, eps in data.columns.items():
+        ok = np.isfinite(eps)
+        if not np.any(ok):
+            continue
+        st = {**_style_for(method), **kw}
+        label = names.get(method, method)
+        if kinds.get(method) == "approximation":
+            label += " (approximation)"
+        ax.plot(data.x[ok], eps[ok], label=label, marker="o" if ok.sum() < 12 else None,
+                ms=3.5, **st)
+    if log_k:
+        ax.set_xscale("log")
+    if log_eps:
+        ax.set_yscale("log")
+    ax.set_xlabel("Number of compositions $k$")
+    if ylabel is None:
+        d = getattr(records_or_data, "delta", None)
+        ylabel = (r"$\varepsilon$" if not isinstance(d, float) else
+                  rf"$\varepsilon$ at $\delta = {_sci(d)}$")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="both", lw=0.4, alpha=0.4)
+    if legend:
+        ax.legend(loc="upper left", framealpha=0.9)
+    return (ax, data) if return_data else ax
+
+
+def _sci(x: float) -> str:
+    """``1e-05`` -> ``10^{-5}`` for mathtext; other numbers as ``%g``."""
+    m, _, e = f"{x:.3g}".partition("e")
+    if not e:
+        return m
+    return (f"{m} \\times " if m != "1" else "") + f"10^{{{int(e)}}}"
