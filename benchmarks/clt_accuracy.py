@@ -30,7 +30,7 @@ import numpy as np
 
 import gdp
 from gdp.approx.central_limit import ApproximationWarning, _dense_grid, _rr_power
-from gdp.approx.edgeworth_series import _lower_hull
+from gdp._numerics import lower_convex_hull
 from gdp.sampling.dp_sgd import dpsgd as dpsgd_exact
 from gdp.sampling.subsampling import poisson_subsample
 
@@ -111,7 +111,9 @@ def _min_hull(e):
     add/remove-neighbour curve built from one order, as gdp.dpsgd does for the exact one."""
     inv = e.inverse()
     x = np.unique(np.concatenate([e.curve.alpha, np.asarray(inv.alpha), GRID, [0.0]]))
-    a, b = _lower_hull(x, np.minimum(e(x), inv(x)))
+    y = np.minimum(e(x), inv(x))
+    on = lower_convex_hull(x, y)
+    a, b = x[on], y[on]
     return gdp.from_curve(a, b, name="Edgeworth, both orders")
 
 

@@ -1,19 +1,44 @@
-"""Numerical helpers: log-space arithmetic and root finding that cannot fail.
+r"""The ground floor: numerical primitives shared by the whole package.
 
-Nothing here knows about privacy. The functions are vectorised and never emit
-floating-point warnings for the inputs the library feeds them (they run under
-``np.errstate``), because the test-suite turns ``RuntimeWarning`` into an error.
+Nothing here knows about privacy. Each primitive exists once:
+
+* log-space arithmetic: :func:`log1mexp`, :func:`logdiffexp`;
+* geometry: :func:`lower_convex_hull` (vectorised) and :func:`upper_envelope` (the same
+  hull in the dual plane);
+* one-dimensional search: :func:`find_root_bracket` (scipy's vectorised Chandrupatla
+  solver, returning the final bracket), :func:`bisect_bracket` (the boundary of a monotone
+  predicate) and :func:`golden_section_max` (a unimodal maximiser on a closed interval);
+* output shaping: :func:`float_or_array`, and :data:`EPS`.
+
+Each search returns a *bracket*, never a bare point, so that the caller can take the end
+that is safe for its question (a curve never too high, an ε or δ never too low). The
+functions are vectorised and raise no floating-point warnings for the inputs the package
+feeds them (they run under ``np.errstate``), because the test-suite turns
+``RuntimeWarning`` into an error. scipy's optimisation module is imported on first use,
+so that ``import gdp`` stays light.
+
+Imports: numpy and scipy only.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
-__all__ = ["log1mexp", "logdiffexp", "bisect_bracket", "brentq_grow"]
+__all__ = [
+    "EPS",
+    "float_or_array",
+    "log1mexp",
+    "logdiffexp",
+    "lower_convex_hull",
+    "upper_envelope",
+    "find_root_bracket",
+    "bisect_bracket",
+    "golden_section_max",
+]
 
 _LOG_HALF = -np.log(2.0)
 
@@ -52,6 +77,88 @@ def logdiffexp(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
     return np.where(np.isneginf(a), -np.inf, a + log1mexp(np.minimum(d, 0.0)))
 
 
+def lower_convex_hull(x: Any, y: Any) -> np.ndarray:
+    r"""Indices of the vertices of the lower convex hull of points sorted by ``x``.
+
+    The vertices of the largest convex minorant of the points :math:`(x_i, y_i)`; the
+    first and last points are always kept, points on a chord are dropped. Vectorised: a
+    point lying on or above the chord of its current neighbours,
+
+    .. math:: (y_k - y_{k-1})(x_{k+1} - x_{k-1}) \ge (y_{k+1} - y_{k-1})(x_k - x_{k-1}),
+
+    is not a vertex of the hull of the whole set (the hull lies below that chord), so every
+    such point can be removed at once; passes repeat until none is left (the monotone-chain
+    test of Andrew's algorithm, applied to all points of a pass simultaneously). After 64
+    passes the rest is finished by the monotone chain itself.
+    """
+    x = np.asarray(x, dtype=float).reshape(-1)
+    y = np.asarray(y, dtype=float).reshape(-1)
+    idx = np.arange(x.size)
+    for _ in range(64):
+        if idx.size < 3:
+            return idx
+        xs, ys = x[idx], y[idx]
+        with np.errstate(invalid="ignore", over="ignore"):
+            drop = ((ys[1:-1] - ys[:-2]) * (xs[2:] - xs[:-2])
+                    >= (ys[2:] - ys[:-2]) * (xs[1:-1] - xs[:-2]))
+        if not drop.any():
+            return idx
+        keep = np.ones(idx.size, dtype=bool)
+        keep[1:-1] = ~drop
+        idx = idx[keep]
+    return idx[_monotone_chain(x[idx].tolist(), y[idx].tolist())]
+
+
+def _monotone_chain(xs: list[float], ys: list[float]) -> np.ndarray:
+    out: list[int] = []
+    for i, (xi, yi) in enumerate(zip(xs, ys, strict=True)):
+        while len(out) >= 2:
+            i1, i2 = out[-2], out[-1]
+            if (ys[i2] - ys[i1]) * (xi - xs[i1]) >= (yi - ys[i1]) * (xs[i2] - xs[i1]):
+                out.pop()
+            else:
+                break
+        out.append(i)
+    return np.asarray(out, dtype=np.intp)
+
+
+def upper_envelope(slopes: Any, icpt: Any) -> tuple[np.ndarray, np.ndarray]:
+    r"""Vertices on [0, 1] of :math:`\max(0, \max_j c_j - s_j\alpha)` (lines with
+    :math:`s_j > 0`). The lines :math:`y = m_j x + c_j` on the upper envelope are, in the
+    dual plane, the vertices of the lower convex hull of the points :math:`(m_j, -c_j)`
+    (:func:`lower_convex_hull`), in increasing order of slope; neighbours are intersected.
+    Lines with an infinite slope only touch α = 0 and are dropped (a lower, hence safe,
+    curve).
+    """
+    s = np.asarray(slopes, dtype=float).reshape(-1)
+    c = np.asarray(icpt, dtype=float).reshape(-1)
+    keep = np.isfinite(s) & np.isfinite(c)
+    m, c = -s[keep], c[keep]  # lines y = m x + c
+    if m.size == 0:
+        return np.array([0.0, 1.0]), np.array([0.0, 0.0])
+    order = np.lexsort((c, m))  # by slope, then intercept
+    m, c = m[order], c[order]
+    last = np.concatenate([m[1:] != m[:-1], [True]])  # largest intercept per slope
+    m, c = m[last], c[last]
+    on = lower_convex_hull(m, -c)
+    hm_a, hc_a = m[on], c[on]
+    # breakpoints (increasing in x); line k is active on [x_{k-1}, x_k]
+    bx = (hc_a[:-1] - hc_a[1:]) / (hm_a[1:] - hm_a[:-1])
+    xs = np.unique(np.concatenate([[0.0, 1.0], bx[(bx > 0) & (bx < 1)]]))
+    k = np.searchsorted(bx, xs, side="left")
+    ys = hm_a[k] * xs + hc_a[k]
+    # max with 0: insert the zero crossing of the (convex, non-increasing) envelope
+    neg = np.flatnonzero(ys <= 0)
+    if neg.size and neg[0] > 0 and ys[neg[0]] < 0:
+        i = int(neg[0])
+        x0 = xs[i - 1] + ys[i - 1] * (xs[i] - xs[i - 1]) / (ys[i - 1] - ys[i])
+        xs = np.insert(xs, i, x0)
+        ys = np.insert(ys, i, 0.0)
+    ys = np.minimum(np.maximum(ys, 0.0), 1.0 - xs)
+    on = lower_convex_hull(xs, ys)
+    return xs[on], ys[on]
+
+
 def bisect_bracket(
     is_high: Callable[[np.ndarray], np.ndarray],
     lo: np.ndarray,
@@ -61,7 +168,12 @@ def bisect_bracket(
     xtol: float = 0.0,
     rtol: float = 4e-16,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised bisection on a monotone predicate.
+    r"""Vectorised bisection for the boundary of a monotone predicate.
+
+    Kept by hand because the question is not a sign change of a continuous function:
+    e.g. :math:`\inf\{t : f(t) \le 0\}` for a curve that is 0 on a whole interval, where
+    a root finder may stop anywhere in the interval (scipy's :func:`find_root` stops at
+    the first exact zero). Use :func:`find_root_bracket` for continuous functions.
 
     ``is_high(x)`` must be False at ``lo``, True at ``hi`` and monotone in between. It is
     always called with an array of the full (broadcast) shape of ``lo`` and ``hi``, entry
@@ -98,103 +210,61 @@ def bisect_bracket(
     return lo, hi
 
 
-def brentq_grow(
-    fn: Callable[[float], float],
-    lo: float,
-    hi: float,
+def find_root_bracket(
+    fn: Callable[..., np.ndarray],
+    lo: Any,
+    hi: Any,
     *,
-    grow: float = 2.0,
-    max_grow: int = 200,
-    xtol: float = 1e-300,
-    rtol: float = 4 * np.finfo(float).eps,
-) -> float:
-    """Scalar root of a monotone ``fn`` by :func:`scipy.optimize.brentq`, growing ``hi``.
+    args: tuple[Any, ...] = (),
+    xrtol: float = 4 * EPS,
+    xatol: float = 0.0,
+    maxiter: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    r"""Roots of continuous functions, one per entry (scipy's vectorised ``find_root``).
 
-    ``fn(lo)`` and ``fn(hi)`` must have opposite signs; if they do not, ``hi`` is
-    multiplied by ``grow`` until they do (at most ``max_grow`` times), and a
-    ``ValueError`` says so if no sign change is found.
+    ``fn(x, *args)`` is elementwise and changes sign on each bracket ``[lo, hi]``.
+    Returns the final bracket and the values there, ``(xl, xr, f(xl), f(xr))``: the signs
+    of ``f(xl)`` and ``f(xr)`` differ (or one is 0), which is what a caller needs to take the
+    safe end. Chandrupatla's method converges superlinearly for smooth functions and never
+    leaves the bracket; the bracket is refined until it is narrower than
+    ``xatol + xrtol |x|`` (scipy stops earlier only at an exact zero).
     """
-    flo = fn(lo)
-    if flo == 0:
-        return lo
-    fhi = fn(hi)
-    n = 0
-    while np.sign(fhi) == np.sign(flo):
-        if n >= max_grow or not np.isfinite(hi):
-            raise ValueError(f"no sign change of the function on [{lo!r}, {hi!r}]")
-        hi = hi * grow if hi > 0 else hi + grow
-        fhi = fn(hi)
-        n += 1
-    if fhi == 0:
-        return hi
-    return optimize.brentq(fn, lo, hi, xtol=xtol, rtol=rtol, maxiter=500)
+    from scipy.optimize import elementwise
+
+    lo, hi = np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
+    with np.errstate(all="ignore"):
+        res = elementwise.find_root(fn, (lo, hi), args=args, maxiter=maxiter,
+                                    tolerances={"xrtol": xrtol, "xatol": xatol, "fatol": 0.0,
+                                                "frtol": 0.0})
+    xl, xr = (np.asarray(v, dtype=float) for v in res.bracket)
+    fl, fr = (np.asarray(v, dtype=float) for v in res.f_bracket)
+    return xl, xr, fl, fr
 
 
-def _lower_convex_hull_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Indices of the vertices of the largest convex minorant of the points (a, b), a sorted."""
-    idx: list[int] = []
-    xs = a.tolist()
-    ys = b.tolist()
-    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
-        # drop the last vertex while it lies on or above the chord to the new point
-        while len(idx) >= 2:
-            i1, i2 = idx[-2], idx[-1]
-            if (ys[i2] - ys[i1]) * (x - xs[i1]) >= (y - ys[i1]) * (xs[i2] - xs[i1]):
-                idx.pop()
-            else:
-                break
-        idx.append(i)
-    return np.asarray(idx, dtype=int)
+_GOLD = (math.sqrt(5.0) - 1.0) / 2.0
 
 
-def _lower_convex_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices of the largest convex minorant of the points (a, b), a sorted."""
-    keep = _lower_convex_hull_index(a, b)
-    return a[keep], b[keep]
+def golden_section_max(h: Callable[[np.ndarray], np.ndarray], a: Any, b: Any,
+                       iters: int) -> tuple[np.ndarray, ...]:
+    """Golden-section search for the maxima of unimodal functions on ``[a, b]``, one per entry.
 
-
-def _upper_envelope(slopes: np.ndarray, icpt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""Vertices on [0, 1] of :math:`\max(0, \max_j c_j - s_j\alpha)` (lines with
-    :math:`s_j > 0`), exactly, by the convex-hull trick: sort the lines by slope, keep
-    those on the upper envelope, and intersect neighbours. Lines with an infinite slope
-    only touch α = 0 and are dropped (a lower, hence safe, curve).
+    Returns the final points ``a <= c <= d <= b`` and the values ``h`` takes there, so the
+    caller can bound the maximum from them. Kept by hand: the maximiser may sit at an end of
+    the interval (a concave function that is monotone on it), where scipy's
+    :func:`~scipy.optimize.elementwise.find_minimum` has no valid three-point bracket.
     """
-    s = np.asarray(slopes, dtype=float).reshape(-1)
-    c = np.asarray(icpt, dtype=float).reshape(-1)
-    keep = np.isfinite(s) & np.isfinite(c)
-    m, c = -s[keep], c[keep]  # lines y = m x + c
-    if m.size == 0:
-        return np.array([0.0, 1.0]), np.array([0.0, 0.0])
-    order = np.lexsort((c, m))  # by slope, then intercept
-    m, c = m[order], c[order]
-    last = np.concatenate([m[1:] != m[:-1], [True]])  # largest intercept per slope
-    m, c = m[last], c[last]
-    hm: list[float] = []
-    hc: list[float] = []
-    for mi, ci in zip(m.tolist(), c.tolist(), strict=True):
-        while len(hm) >= 2:
-            # drop the middle line when the new one overtakes the first before it does
-            x12 = (hc[-2] - hc[-1]) / (hm[-1] - hm[-2])
-            x13 = (hc[-2] - ci) / (mi - hm[-2])
-            if x13 <= x12:
-                hm.pop()
-                hc.pop()
-            else:
-                break
-        hm.append(mi)
-        hc.append(ci)
-    hm_a, hc_a = np.asarray(hm), np.asarray(hc)
-    # breakpoints (increasing in x); line k is active on [x_{k-1}, x_k]
-    bx = (hc_a[:-1] - hc_a[1:]) / (hm_a[1:] - hm_a[:-1])
-    xs = np.unique(np.concatenate([[0.0, 1.0], bx[(bx > 0) & (bx < 1)]]))
-    k = np.searchsorted(bx, xs, side="left")
-    ys = hm_a[k] * xs + hc_a[k]
-    # max with 0: insert the zero crossing of the (convex, non-increasing) envelope
-    neg = np.flatnonzero(ys <= 0)
-    if neg.size and neg[0] > 0 and ys[neg[0]] < 0:
-        i = int(neg[0])
-        x0 = xs[i - 1] + ys[i - 1] * (xs[i] - xs[i - 1]) / (ys[i - 1] - ys[i])
-        xs = np.insert(xs, i, x0)
-        ys = np.insert(ys, i, 0.0)
-    ys = np.minimum(np.maximum(ys, 0.0), 1.0 - xs)
-    return _lower_convex_hull(xs, ys)
+    a = np.array(a, dtype=float)
+    b = np.array(b, dtype=float)
+    c = b - _GOLD * (b - a)
+    d = a + _GOLD * (b - a)
+    ha, hb, hc, hd = h(a), h(b), h(c), h(d)
+    for _ in range(iters):
+        left = hc >= hd  # a maximiser lies in [a, d]
+        b, hb = np.where(left, d, b), np.where(left, hd, hb)
+        a, ha = np.where(left, a, c), np.where(left, ha, hc)
+        new_c = np.where(left, b - _GOLD * (b - a), d)
+        new_d = np.where(left, c, a + _GOLD * (b - a))
+        h_new = h(np.where(left, new_c, new_d))
+        hc, hd = np.where(left, h_new, hd), np.where(left, hc, h_new)
+        c, d = new_c, new_d
+    return a, c, d, b, ha, hc, hd, hb

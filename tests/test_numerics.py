@@ -1,11 +1,19 @@
-"""Tests for gdp._numerics: log-space helpers and root finding."""
+"""Tests for gdp._numerics: log-space helpers, the hull, the envelope and the searches."""
 
 import mpmath
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from gdp._numerics import bisect_bracket, brentq_grow, log1mexp, logdiffexp
+from gdp._numerics import (
+    bisect_bracket,
+    find_root_bracket,
+    golden_section_max,
+    log1mexp,
+    logdiffexp,
+    lower_convex_hull,
+    upper_envelope,
+)
 
 mpmath.mp.dps = 40
 
@@ -91,12 +99,76 @@ def test_bisect_bracket_scalar_and_stuck():
     assert lo[0] == a and hi[0] == 1.0
 
 
-def test_brentq_grow_grows_the_bracket():
-    root = brentq_grow(lambda x: x - 1234.5, 0.0, 1.0)
-    assert_allclose(root, 1234.5, rtol=1e-14)
-    assert brentq_grow(lambda x: x, 0.0, 1.0) == 0.0
+def _chain(x, y):
+    """The textbook monotone chain (Andrew), one point at a time: the reference."""
+    out = []
+    for i in range(len(x)):
+        while len(out) >= 2 and ((y[out[-1]] - y[out[-2]]) * (x[i] - x[out[-2]])
+                                 >= (y[i] - y[out[-2]]) * (x[out[-1]] - x[out[-2]])):
+            out.pop()
+        out.append(i)
+    return np.array(out)
 
 
-def test_brentq_grow_reports_no_sign_change():
-    with pytest.raises(ValueError, match=r"no sign change of the function on \[0.0, "):
-        brentq_grow(lambda x: 1.0 + x, 0.0, 1.0, max_grow=5)
+@pytest.mark.parametrize("seed", range(20))
+def test_lower_convex_hull_equals_the_monotone_chain(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    x = np.sort(rng.uniform(0, 1, n))
+    kind = seed % 4
+    if kind == 0:
+        y = rng.uniform(0, 1, n)  # noise: most points go
+    elif kind == 1:
+        y = (x - 0.5) ** 2 + 1e-3 * rng.uniform(0, 1, n)  # nearly convex
+    elif kind == 2:
+        y = np.sin(20 * x)  # many local hulls
+    else:
+        y = -np.sqrt(x)  # concave: only the ends stay
+    assert np.array_equal(lower_convex_hull(x, y), _chain(x, y))
+
+
+def test_lower_convex_hull_keeps_ends_and_drops_collinear_points():
+    x = np.linspace(0, 1, 11)
+    assert lower_convex_hull(x, 2 * x).tolist() == [0, 10]
+    assert lower_convex_hull([0.0], [1.0]).tolist() == [0]
+    assert lower_convex_hull([0.0, 1.0], [1.0, 0.0]).tolist() == [0, 1]
+    # the result lies below every input point (a minorant) and is convex
+    rng = np.random.default_rng(7)
+    x = np.sort(rng.uniform(0, 1, 500))
+    y = rng.uniform(0, 1, 500)
+    h = lower_convex_hull(x, y)
+    assert np.all(np.interp(x, x[h], y[h]) <= y + 1e-15)
+    slopes = np.diff(y[h]) / np.diff(x[h])
+    assert np.all(np.diff(slopes) > 0)
+
+
+def test_upper_envelope_matches_the_pointwise_maximum():
+    # the lines 1 - d - e^t alpha and e^-t (1 - d - alpha) of a privacy profile, t >= 0
+    rng = np.random.default_rng(3)
+    t = rng.uniform(0, 3, 100)
+    d = rng.uniform(0, 0.3, 100)
+    s = np.concatenate([np.exp(t), np.exp(-t)])
+    c = np.concatenate([1 - d, np.exp(-t) * (1 - d)])
+    a, b = upper_envelope(s, c)
+    grid = np.linspace(0, 1, 2001)
+    brute = np.clip(np.max(c[None, :] - s[None, :] * grid[:, None], axis=1), 0.0, None)
+    brute = np.minimum(brute, 1.0 - grid)
+    assert_allclose(np.interp(grid, a, b), brute, atol=1e-12)
+    assert a[0] == 0.0 and a[-1] == 1.0
+
+
+def test_find_root_bracket_brackets_the_roots_of_every_entry():
+    targets = np.array([1e-300, 1e-8, 0.3, 2.0, 1e6])
+    xl, xr, fl, fr = find_root_bracket(lambda x, t: x - t, 0.0, 1e7, args=(targets,))
+    assert np.all(fl <= 0) and np.all(fr >= 0)  # the root lies in every final bracket
+    assert np.all(xl <= targets) and np.all(targets <= xr)
+    # scipy stops at an exact zero (then that end is the root) or at a 4-ulp bracket
+    root = np.where(fl == 0, xl, xr)
+    assert_allclose(root, targets, rtol=1e-15)
+
+
+def test_golden_section_max_finds_interior_and_end_maxima():
+    a, c, d, b, *_ = golden_section_max(lambda x: -(x - np.array([0.3, 0.0, 1.0])) ** 2,
+                                        np.zeros(3), np.ones(3), 90)
+    mid = 0.5 * (a + b)
+    assert_allclose(mid, [0.3, 0.0, 1.0], atol=1e-12)

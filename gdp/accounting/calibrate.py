@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import bisect_bracket
 from .._validation import check_int, check_real
 from ..approx.limits import noisy_sgd_mu
 from ..bounds.rdp import eps_from_rdp, rdp_sampled_gaussian
@@ -117,14 +118,10 @@ def _smallest_sigma(ok: Callable[[float], bool], start: float, *, rtol: float,
                                  "cannot be reached by adding noise (or needs sigma > "
                                  f"sigma_max={sigma_max:g})")
             hi = min(hi * 2.0, sigma_max)
-    while hi / lo > 1.0 + rtol:
-        mid = math.sqrt(lo * hi)
-        if not lo < mid < hi:  # pragma: no cover - float resolution
-            break
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
+    if hi / lo > 1.0 + rtol:  # bisect in log sigma down to a factor 1 + rtol
+        llo, lhi = bisect_bracket(lambda z: np.array(ok(float(np.exp(z)))), math.log(lo),
+                                  math.log(hi), xtol=math.log1p(rtol), rtol=0.0)
+        lo, hi = float(np.exp(llo)), float(np.exp(lhi))
     return lo, hi
 
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
+from .._numerics import find_root_bracket
 from .._validation import check_int, check_real
 from ..core.piecewise import Identity
 from ..core.tradeoff import TradeOff
@@ -169,46 +170,38 @@ def _upper_tangents(mu: float, gamma: float) -> tuple[float, float]:
 
     if not np.any(C(xs) < 1.0 - xs):
         # C >= 1 - alpha on the grid; check the best point exactly before giving up
+        from scipy import optimize
+
         res = optimize.minimize_scalar(lambda x: float(C(x) - (1.0 - x)),
                                        bounds=(gamma, 1.0), method="bounded")
         if not (res.fun < 0.0):
             return math.nan, math.nan
 
     def h1(x):  # increasing; zero at the tangent point of the line through (0, 1)
-        return float(dC(x) * x - (C(x) - 1.0))
+        return dC(x) * x - (C(x) - 1.0)
 
     def h2(x):  # decreasing; zero at the tangent point of the line through (1, 0)
-        return float(dC(x) * (x - 1.0) - C(x))
+        return dC(x) * (x - 1.0) - C(x)
 
     lo = gamma + max(gamma, 1e-300) * 1e-12 if gamma > 0 else 1e-300
     hi = 1.0 - 1e-15
-    x1 = _root_side(h1, lo, hi, want_nonneg=True)
-    x2 = _root_side(h2, lo, hi, want_nonneg=True)
+    x1 = _root_side(h1, lo, hi)
+    x2 = _root_side(h2, lo, hi)
     if not (x1 < x2):
         return math.nan, math.nan
     return x1, x2
 
 
-def _root_side(h: Callable[[float], float], lo: float, hi: float, *,
-               want_nonneg: bool) -> float:
-    """Root of a monotone ``h`` on [lo, hi]; returns a point of the final bracket where
+def _root_side(h: Callable[[np.ndarray], np.ndarray], lo: float, hi: float) -> float:
+    """Root of a monotone ``h`` on [lo, hi]; returns the end of the final bracket where
     ``h >= 0`` (the side that keeps the tangent construction valid and convex)."""
-    hl, hh = h(lo), h(hi)
+    hl, hh = float(h(np.asarray(lo))), float(h(np.asarray(hi)))
     if hl >= 0 and hh >= 0:
         return lo if hl <= hh else hi
     if hl < 0 and hh < 0:  # pragma: no cover - excluded by the geometry
         return hi if hl <= hh else lo
-    a, b = lo, hi
-    for _ in range(200):
-        mid = 0.5 * (a + b)
-        if mid in (a, b):
-            break
-        hm = h(mid)
-        if (hm >= 0) == (hl >= 0):
-            a, hl = mid, hm
-        else:
-            b = mid
-    return a if h(a) >= 0 else b
+    xl, xr, fl, _ = find_root_bracket(h, lo, hi)
+    return float(xl) if fl >= 0 else float(xr)
 
 
 # --- the CLT result -----------------------------------------------------------

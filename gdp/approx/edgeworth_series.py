@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .._numerics import lower_convex_hull
 from .._validation import check_int
 from ..core.piecewise import PiecewiseLinear
 from ..core.tradeoff import TradeOff
@@ -85,20 +86,6 @@ def _edgeworth_corr(z: np.ndarray, l3: float, l4: float, order: int) -> np.ndarr
     if order >= 2:
         out = out + l4 / 24.0 * (z**3 - 3.0 * z) + l3 * l3 / 72.0 * (z**5 - 10 * z**3 + 15 * z)
     return out
-
-
-def _lower_hull(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices of the lower convex hull of points sorted by ``a`` (monotone chain)."""
-    ha: list[float] = []
-    hb: list[float] = []
-    for x, y in zip(a.tolist(), b.tolist(), strict=True):
-        while len(ha) >= 2 and ((hb[-1] - hb[-2]) * (x - ha[-2])
-                                >= (y - hb[-2]) * (ha[-1] - ha[-2])):
-            ha.pop()
-            hb.pop()
-        ha.append(x)
-        hb.append(y)
-    return np.asarray(ha), np.asarray(hb)
 
 
 def edgeworth(fs: Any, k: int | None = None, *, order: int = 2,
@@ -206,7 +193,8 @@ def edgeworth(fs: Any, k: int | None = None, *, order: int = 2,
     a = np.concatenate([[0.0], alpha, [1.0]])
     b = np.concatenate([[1.0], beta, [0.0]])
     o = np.lexsort((b, a))
-    ha, hb = _lower_hull(a[o], b[o])
+    on = lower_convex_hull(a[o], b[o])
+    ha, hb = a[o][on], b[o][on]
     curve = PiecewiseLinear(alpha=ha, beta=hb, name="Edgeworth", symmetric=symmetric)
     if hb[0] < 1.0 - 1e-12:
         warnings.warn(f"the Edgeworth curve is truncated where alpha underflows (< 1e-308): the "

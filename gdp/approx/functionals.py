@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import integrate, special
+from scipy import special
 
+from .._numerics import bisect_bracket
 from ..core.piecewise import Identity
 from ..core.tradeoff import TradeOff
 from ..families.epsdelta import EpsDelta
@@ -277,32 +278,20 @@ class _Law:
                 raise ValueError(f"the privacy loss of {self.f!r} is unbounded below under Q "
                                  f"({why}); its cumulants are infinite")
         # tighten the ends to the support (bisection on the exact 0/1 values)
-        a, b = (0.0 if hi == 1.0 else hi / 2.0), hi
-        for _ in range(200):
-            mid = 0.5 * (a + b)
-            if mid in (a, b):
-                break
-            if sf(mid) > 0.0:
-                a = mid
-            else:
-                b = mid
-        self.hi = b
-        a, b = lo, (0.0 if lo == -1.0 else lo / 2.0)
-        for _ in range(200):
-            mid = 0.5 * (a + b)
-            if mid in (a, b):
-                break
-            if sf(mid) < 1.0:
-                b = mid
-            else:
-                a = mid
-        self.lo = a
+        _, b = bisect_bracket(lambda x: np.array(sf(float(x)) <= 0.0),
+                              0.0 if hi == 1.0 else hi / 2.0, hi, rtol=0.0)
+        self.hi = float(b)
+        a, _ = bisect_bracket(lambda x: np.array(sf(float(x)) < 1.0),
+                              lo, 0.0 if lo == -1.0 else lo / 2.0, rtol=0.0)
+        self.lo = float(a)
 
     def _quad(self, fn: Callable[[float], float], a: float, b: float) -> float:
         if b <= a:
             return 0.0
         # the curve backend is only as accurate as its finite differences (~1e-10)
         rel, lim = (1e-10, 100) if self.kind == "curve" else (1e-13, 400)
+        from scipy import integrate
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", integrate.IntegrationWarning)
             val, _ = integrate.quad(fn, a, b, epsabs=1e-300, epsrel=rel, limit=lim)
@@ -317,14 +306,9 @@ class _Law:
                              f"(f(0) < 1), so its cumulants under Q are infinite")
         # the first zero of f: f' = 0 beyond it
         if float(f(1.0 - 1e-12)) == 0.0:
-            a, b = 0.0, 1.0 - 1e-12
-            for _ in range(100):
-                mid = 0.5 * (a + b)
-                if float(f(mid)) > 0.0:
-                    a = mid
-                else:
-                    b = mid
-            raise _infinite(f, f"f = 0 (so f' = 0) on [{b:.6g}, 1]")
+            _, b = bisect_bracket(lambda x: np.array(float(f(float(x))) <= 0.0), 0.0,
+                                  1.0 - 1e-12, rtol=1e-12)
+            raise _infinite(f, f"f = 0 (so f' = 0) on [{float(b):.6g}, 1]")
 
     def _slope_log(self, x: float) -> float:
         """log|f'(x)| by a five-point central difference inside (0, 1) (memoised: the

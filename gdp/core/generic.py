@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
 
-from .._numerics import _lower_convex_hull, bisect_bracket
+from .._numerics import bisect_bracket, golden_section_max, lower_convex_hull
 
 __all__ = []
 
@@ -26,30 +25,6 @@ class Hooks(Protocol):
     def _atoms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None: ...
 
     def inverse(self) -> Hooks: ...
-
-
-_GOLD = (math.sqrt(5.0) - 1.0) / 2.0
-
-
-def _golden_loop(h: Callable[[np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
-                 iters: int) -> tuple[np.ndarray, ...]:
-    """Golden-section search for the maxima of unimodal functions ``h`` (one per row) on
-    ``[a, b]``. Returns the final points ``a <= c <= d <= b`` and the values there."""
-    a = np.array(a, dtype=float)
-    b = np.array(b, dtype=float)
-    c = b - _GOLD * (b - a)
-    d = a + _GOLD * (b - a)
-    ha, hb, hc, hd = h(a), h(b), h(c), h(d)
-    for _ in range(iters):
-        left = hc >= hd  # a maximiser lies in [a, d]
-        b, hb = np.where(left, d, b), np.where(left, hd, hb)
-        a, ha = np.where(left, a, c), np.where(left, ha, hc)
-        new_c = np.where(left, b - _GOLD * (b - a), d)
-        new_d = np.where(left, c, a + _GOLD * (b - a))
-        h_new = h(np.where(left, new_c, new_d))
-        hc, hd = np.where(left, h_new, hd), np.where(left, hc, h_new)
-        c, d = new_c, new_d
-    return a, c, d, b, ha, hc, hd, hb
 
 
 def _concave_upper(x: np.ndarray, v: np.ndarray, slope: np.ndarray | None) -> np.ndarray:
@@ -136,7 +111,7 @@ def _golden_max(g: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int,
     rows = np.arange(n)
     g0 = np.asarray(g(np.zeros(n), rows), dtype=float)
     g1 = np.asarray(g(np.ones(n), rows), dtype=float)
-    a, c, d, b, ga, gc, gd, gb = _golden_loop(lambda x: g(x, rows), np.zeros(n), np.ones(n),
+    a, c, d, b, ga, gc, gd, gb = golden_section_max(lambda x: g(x, rows), np.zeros(n), np.ones(n),
                                               iters)
     # brackets that are wide relative to their position (a maximiser below ~1e-10):
     # search again in log x, where golden section keeps relative precision
@@ -147,7 +122,7 @@ def _golden_max(g: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int,
         def h(z):
             return g(np.exp(z), sub)
 
-        za, zc, zd, zb, ha, hc, hd, hb = _golden_loop(
+        za, zc, zd, zb, ha, hc, hd, hb = golden_section_max(
             h, np.log(np.maximum(a[tiny], 1e-300)), np.log(b[tiny]), 64)
         a, c, d, b = (v.copy() for v in (a, c, d, b))
         ga, gc, gd, gb = (v.copy() for v in (ga, gc, gd, gb))
@@ -254,12 +229,6 @@ def _numeric_loss_sf(f: Hooks, t: np.ndarray) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
-def _lower_hull_eval(x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """Evaluate the lower convex envelope of points (x, y) (x sorted ascending) at ``at``."""
-    hx, hy = _lower_convex_hull(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
-    return np.interp(at, hx, hy)
-
-
 # eps grid on which the symmetrised profile's convex hull is sampled: dense near 0 (in
 # y = -e^eps the interesting part), out to eps = 700 (e^eps still finite) and down to -60.
 _SYM_POS = np.geomspace(1e-7, 700.0, 1600)
@@ -307,7 +276,8 @@ def _sym_profile_fn(f: Hooks) -> Callable[[np.ndarray], np.ndarray]:
     def hull(grid, m):
         ys = np.concatenate([-np.exp(grid[::-1]), [0.0]])
         ms = np.concatenate([m[::-1], [1.0]])
-        return _lower_convex_hull(ys, ms)
+        on = lower_convex_hull(ys, ms)
+        return ys[on], ms[on]
 
     hx, hy = hull(grid, m)
     # refine twice around hull vertices that start or end a segment skipping samples

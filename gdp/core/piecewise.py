@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import _lower_convex_hull_index, _upper_envelope
+from .._numerics import lower_convex_hull, upper_envelope
 from .._validation import as_probability_array, as_real_array
 from .tradeoff import TradeOff, _inv_label
 
@@ -214,7 +214,7 @@ def _make_piecewise(alpha, beta, *, name: str, symmetric: bool = False,
     omb[-1] = 1.0
     # convex minorant of beta = 1 - concave majorant of 1 - beta; the hull is taken on the
     # more precise of the two (1 - beta keeps tiny Q tails that beta rounds away)
-    keep = _lower_convex_hull_index(a, b if one_minus_beta is None else -omb)
+    keep = lower_convex_hull(a, b if one_minus_beta is None else -omb)
     return PiecewiseLinear(alpha=a[keep], beta=b[keep], name=name, symmetric=symmetric,
                            one_minus_beta=omb[keep])
 
@@ -355,5 +355,5 @@ def from_privacy_profile(eps: Any, delta: Any, *, name: str = "f") -> PiecewiseL
     with np.errstate(over="ignore"):
         slopes = np.concatenate([np.exp(e), np.exp(-e)])
     icpt = np.concatenate([1.0 - d, np.exp(-e) * (1.0 - d)])
-    a, b = _upper_envelope(slopes, icpt)
+    a, b = upper_envelope(slopes, icpt)
     return PiecewiseLinear(alpha=a, beta=b, name=name, symmetric=True)

@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import _upper_envelope, bisect_bracket, float_or_array
+from .._numerics import bisect_bracket, float_or_array, upper_envelope
 from .._validation import as_probability_array, as_real_array, check_int, check_real
 from .generic import (
     _generic_epsilon,
@@ -160,7 +160,7 @@ class TradeOff:
         t, d = (np.asarray(v, dtype=float).reshape(-1) for v in seg)
         with np.errstate(over="ignore"):
             slope = np.exp(t)
-        a, _ = _upper_envelope(slope, 1.0 - d)
+        a, _ = upper_envelope(slope, 1.0 - d)
         return a
 
     def _dominates_exact(self, other: TradeOff) -> bool | None:

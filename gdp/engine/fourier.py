@@ -7,7 +7,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import fft as sfft
 from scipy import special
 
 from .._numerics import EPS
@@ -117,6 +116,8 @@ def _gamma(n: int) -> float:
 
 def _lin_conv(a: _Lat, b: _Lat) -> tuple[_Lat, float, float]:
     """Linear convolution; returns the result and its (relative, absolute) round-off."""
+    from scipy import fft as sfft  # loaded on first use (import time)
+
     la, lb = a.q.size, b.q.size
     if la * lb <= 4_000_000 or min(la, lb) <= 16:
         q = np.convolve(a.q, b.q)
@@ -208,6 +209,8 @@ def _fourier(items: list[tuple[_Lat, int]], N: int) -> tuple[np.ndarray, float, 
 
     Returns (c, scale, tau): the normalised result, the total-mass scale by which to
     multiply it, and the l1 round-off allowance of the normalised result."""
+    from scipy import fft as sfft  # loaded on first use (import time)
+
     half = N // 2 + 1
     g = _gamma(N)
     Y = np.ones(half, dtype=complex)

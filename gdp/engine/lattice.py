@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numerics import EPS
+from .._numerics import EPS, lower_convex_hull
 from ..core.tradeoff import TradeOff
 from .curves import LossCurve, curve_from_atoms
 from .laws import AtomicLaw, GenericLaw, Law
@@ -372,21 +372,6 @@ def _balance_with(t: np.ndarray, p: np.ndarray, q: np.ndarray, x: np.ndarray,
     return np.maximum(pf, 0.0), clean
 
 
-def _lower_hull_idx(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Indices of the lower convex hull of points sorted by x (monotone chain)."""
-    out: list[int] = []
-    xs, ys = x.tolist(), y.tolist()
-    for i in range(len(xs)):
-        while len(out) >= 2:
-            i1, i2 = out[-2], out[-1]
-            if (ys[i2] - ys[i1]) * (xs[i] - xs[i1]) >= (ys[i] - ys[i1]) * (xs[i2] - xs[i1]):
-                out.pop()
-            else:
-                break
-        out.append(i)
-    return np.asarray(out, dtype=np.int64)
-
-
 def _disc_envelope(f: TradeOff, h: float, ka: int, kb: int) -> _Lat:
     r"""Sound lattice law of a factor known by a certified profile: the envelope of the
     lines :math:`1 - \hat\delta(t_k) - e^{t_k}\alpha` (each lies below ``f``)."""
@@ -397,7 +382,7 @@ def _disc_envelope(f: TradeOff, h: float, ka: int, kb: int) -> _Lat:
     d = np.where(np.isnan(d), 1.0, d)
     d = np.minimum(np.clip(d, 0.0, 1.0) * (1.0 + 1e-9) + 1e-15, 1.0)  # float margin
     y = np.exp(t)
-    hull = _lower_hull_idx(y, d)
+    hull = lower_convex_hull(y, d)
     dh, yh = d[hull], y[hull]
     # vertices between consecutive active lines (alpha increasing = slope decreasing)
     with np.errstate(all="ignore"):
@@ -427,7 +412,7 @@ def _chord_law(f: TradeOff, h: float, ka: int, kb: int) -> AtomicLaw:
 
 
 def _hull_points(a: np.ndarray, b: np.ndarray) -> LossCurve:
-    idx = _lower_hull_idx(a, b)
+    idx = lower_convex_hull(a, b)
     a, b = a[idx], b[idx]
     da, db = np.diff(a), -np.diff(b)
     with np.errstate(divide="ignore"):

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import fft as sfft
 
 from .._validation import check_int
 from ..core.tradeoff import Bracketed, TradeOff
@@ -161,6 +160,8 @@ def _run(factors: list[_Factor], h: float, mean: float, var: float, acc: Accurac
          ) -> tuple[_Result, Callable[[np.ndarray], np.ndarray]]:
     """One side of one order: discretise, compose on the window (``(A, N)``: losses from
     about A, N points; chosen from Chernoff bounds when not given)."""
+    from scipy import fft as sfft  # loaded on first use (import time)
+
     lats = _discretise(factors, h, acc, side)
     K = _K_of(lats, h)
     off = math.fsum(n * lat.off for lat, n in lats)

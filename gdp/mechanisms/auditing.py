@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .._validation import check_int, check_real
 from ..core.tradeoff import TradeOff
@@ -139,8 +139,8 @@ def _clopper_pearson(k: np.ndarray, n: int, level: float) -> tuple[np.ndarray, n
     k = np.asarray(k, dtype=float)
     tail = (1.0 - level) / 2.0
     with np.errstate(all="ignore"):
-        lo = np.where(k > 0, stats.beta.ppf(tail, k, n - k + 1), 0.0)
-        hi = np.where(k < n, stats.beta.ppf(1.0 - tail, k + 1, n - k), 1.0)
+        lo = np.where(k > 0, special.betaincinv(k, n - k + 1, tail), 0.0)
+        hi = np.where(k < n, special.betaincinv(k + 1, n - k, 1.0 - tail), 1.0)
     return np.nan_to_num(lo, nan=0.0), np.nan_to_num(hi, nan=1.0)
 
 

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import EPS
+from .._numerics import EPS, find_root_bracket, float_or_array
 from .._validation import check_real
 from ..core.tradeoff import Inverse, TradeOff
 from ..engine.laws import InverseLaw, Law, law_of
@@ -355,18 +355,26 @@ class Subsampled(TradeOff):
 
 
 def _eps_lower(f: TradeOff, delta: Any, hi: Any) -> Any:
-    """Largest ε with delta(ε) ≥ δ found by bisection below ``hi`` (a lower bound on ε)."""
-    d = np.asarray(delta, dtype=float)
-    h = np.asarray(hi, dtype=float)
-    lo = np.zeros(np.broadcast(d, h).shape)
-    top = np.where(np.isfinite(h), h, 1e6)
-    for _ in range(100):
-        mid = 0.5 * (lo + top)
-        above = np.asarray(f.delta(mid)) > d
-        lo = np.where(above, mid, lo)
-        top = np.where(above, top, mid)
-    out = np.where(np.isfinite(h), lo, np.inf)
-    return float(out) if out.ndim == 0 else out
+    """A lower bound on ε(δ) of an exact profile: the end of the final root bracket of
+    ``f.delta(ε) = δ`` below ``hi`` (the sound ε) where the profile is still at least δ."""
+    d, h = np.broadcast_arrays(np.asarray(delta, dtype=float), np.asarray(hi, dtype=float))
+    out = np.where(np.isfinite(h), 0.0, np.inf)
+    need = np.isfinite(h) & (h > 0)
+    if need.any():
+        dn, hn = d[need], h[need]
+
+        def excess(e, target):
+            return np.asarray(f.delta(e), dtype=float) - target
+
+        f0 = excess(np.zeros(dn.shape), dn)
+        fh = excess(hn, dn)
+        ok = (f0 > 0) & (fh <= 0)
+        lo = np.where(fh > 0, hn, 0.0)  # no sign change: nothing below hi is certain
+        if ok.any():
+            xl, xr, fl, _ = find_root_bracket(excess, 0.0, hn[ok], args=(dn[ok],))
+            lo[ok] = np.where(fl >= 0, xl, 0.0)
+        out[need] = lo
+    return float_or_array(out)
 
 
 class _SymHullLaw(Law):
