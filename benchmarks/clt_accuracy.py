@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 import gdp
-from gdp.approx.central_limit import ApproximationWarning, _dense_grid, _rr_power
 from gdp._numerics import lower_convex_hull
+from gdp.approx.central_limit import ApproximationWarning, _dense_grid, _rr_power
 from gdp.sampling.dp_sgd import dpsgd as dpsgd_exact
 from gdp.sampling.subsampling import poisson_subsample
 

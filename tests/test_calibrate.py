@@ -16,14 +16,6 @@ with warnings.catch_warnings():
     import dp_accounting
 
 
-def _has(name: str) -> bool:
-    return hasattr(gdp, name)
-
-
-needs_dpsgd = pytest.mark.skipif(not _has("dpsgd"), reason="gdp.dpsgd (numeric engine) missing")
-needs_clt = pytest.mark.skipif(not _has("noisy_sgd_mu"), reason="gdp.noisy_sgd_mu missing")
-
-
 # ---------------------------------------------------------------------------
 # the Gaussian mechanism (closed forms)
 # ---------------------------------------------------------------------------
@@ -178,7 +170,6 @@ def test_dpsgd_errors():
         gdp.calibrate_dpsgd(p=0.1, steps=10, tradeoff=gdp.G_mu(1.0), method="clt")
 
 
-@needs_clt
 def test_dpsgd_clt_mu_is_labelled_and_inverts_the_formula():
     c = gdp.calibrate_dpsgd(p=0.01, steps=10_000, mu=1.0, method="clt")
     assert c.kind == "approximation" and c.method == "clt"
@@ -190,7 +181,6 @@ def test_dpsgd_clt_mu_is_labelled_and_inverts_the_formula():
     assert e.achieved <= 2.0 and e.kind == "approximation"
 
 
-@needs_dpsgd
 def test_dpsgd_exact_eps_target_sound_and_tight():
     p, steps, delta, target = 0.1, 20, 1e-5, 2.0
     c = gdp.calibrate_dpsgd(p=p, steps=steps, eps=target, delta=delta, rtol=2e-3)
@@ -203,7 +193,6 @@ def test_dpsgd_exact_eps_target_sound_and_tight():
     assert c.sigma <= r.sigma * (1 + 2e-3)
 
 
-@needs_dpsgd
 def test_dpsgd_exact_mu_target_dominates():
     c = gdp.calibrate_dpsgd(p=0.1, steps=20, mu=0.5, rtol=5e-3)
     assert gdp.dpsgd(sigma=c.sigma, p=0.1, steps=20).dominates(gdp.G_mu(0.5))

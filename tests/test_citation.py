@@ -2,9 +2,8 @@
 
 from pathlib import Path
 
+import cffconvert  # noqa: E402  (a test dependency: a missing validator must fail, not skip)
 import pytest
-
-cffconvert = pytest.importorskip("cffconvert")
 
 CFF = Path(__file__).resolve().parents[1] / "CITATION.cff"
 

@@ -71,11 +71,11 @@ def test_the_figures_check_what_they_show():
     assert not gdp.f_eps_delta(1.0).dominates(f)
 
 
-@pytest.mark.parametrize(("name", "missing"), [("07_clt_randomized_response", "clt"),
-                                               ("08_composition_bounds", "epsilon_vs_k"),
-                                               ("09_dpsgd", "dpsgd")])
-def test_a_missing_part_of_the_toolkit_is_named(tmp_path, monkeypatch, name, missing):
-    monkeypatch.delattr(gdp, missing, raising=False)
-    with pytest.raises(RuntimeError, match=f"needs gdp.{missing} .*not available"):
-        figures.draw(name, tmp_path, quick=True, dpi=30)
+def test_a_figure_whose_claim_fails_writes_nothing(tmp_path, monkeypatch):
+    def refuse(cond, claim):
+        raise RuntimeError(f"figure claim does not hold: {claim}")
+
+    monkeypatch.setattr(figures, "_check", refuse)
+    with pytest.raises(RuntimeError, match="figure claim does not hold"):
+        figures.draw("09_dpsgd", tmp_path, quick=True, dpi=30)
     assert not list(tmp_path.iterdir())  # nothing half-drawn is left behind

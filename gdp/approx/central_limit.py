@@ -1,4 +1,14 @@
-"""TODO: docstring for gdp.approx.central_limit."""
+r"""The central limit theorem for composition and its Berry–Esseen bounds (DRS Thm 3.4).
+
+:func:`clt` returns a :class:`CLTResult`: the Gaussian :math:`G_\mu` with
+:math:`\mu = 2\|\mathrm{kl}\|_1/\sqrt{\|\kappa_2\|_1-\|\mathrm{kl}\|_2^2}` (an approximation,
+labelled; it can under-state ε) and the two Berry–Esseen curves
+:class:`BerryEsseenLower` / :class:`BerryEsseenUpper`, made into valid trade-off functions on
+all of [0, 1] by tangent lines.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`, :mod:`gdp.engine` (exact
+references), :mod:`gdp.approx.functionals`.
+"""
 
 from __future__ import annotations
 

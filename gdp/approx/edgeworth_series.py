@@ -1,4 +1,14 @@
-"""TODO: docstring for gdp.approx.edgeworth_series."""
+r"""The Edgeworth expansion of a composition (ZDLS, ICML 2020).
+
+:func:`edgeworth` refines the normal approximation of the total privacy loss by its
+second-order Edgeworth series under P and under Q, from the cumulants of the factors, and
+returns an :class:`EdgeworthApprox` curve (the lower convex hull of the two one-sided
+approximations): closer than the CLT in most cases, but an approximation that may err on both
+sides, and labelled as such.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.approx.functionals`,
+:mod:`gdp.approx.central_limit`.
+"""
 
 from __future__ import annotations
 

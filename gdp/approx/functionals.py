@@ -1,4 +1,14 @@
-"""TODO: docstring for gdp.approx.functionals."""
+r"""The functionals kl, κ2, κ3 and κ̄3 of a trade-off function (DRS Sec. 3).
+
+Moments of the privacy loss :math:`L = \log|f'(U)|`: closed forms for :math:`G_\mu`,
+:math:`f_{\varepsilon,0}`, Laplace, the identity and subsampled curves (a
+``functools.singledispatch`` registry); otherwise the exact atoms of a piecewise-linear curve,
+the survival function of the loss law integrated by adaptive quadrature, or quadrature of
+:math:`\log|f'|` on the curve itself. An infinite functional (P-mass at :math:`-\infty`, e.g.
+δ > 0) raises ``ValueError`` rather than returning ``inf``.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`, :mod:`gdp.sampling`.
+"""
 
 from __future__ import annotations
 

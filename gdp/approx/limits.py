@@ -1,4 +1,13 @@
-"""TODO: docstring for gdp.approx.limits."""
+r"""Limits of compositions: the CLT limit, the (ε, δ) limit and the noisy-SGD μ.
+
+:func:`clt_limit` (DRS Thm 3.5, :math:`G_{2K/s}`), :func:`eps_delta_limit` (DRS Cor. 3.6:
+:math:`\bigotimes_i f_{\varepsilon_i,\delta_i} \to G_\mu \otimes f_{0,1-e^{-\delta}}`, the curve
+:class:`GaussianDelta` with its exact profile) and :func:`noisy_sgd_mu` (BDLS 2020:
+:math:`\mu = p\sqrt{T(e^{1/\sigma^2}-1)}` for Poisson sampling, and the uniform variant).
+Approximations, labelled as such.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`.
+"""
 
 from __future__ import annotations
 

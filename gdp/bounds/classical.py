@@ -1,4 +1,13 @@
-"""TODO: docstring for gdp.bounds.classical."""
+r"""Classical composition bounds for (ε, δ)-DP mechanisms.
+
+:func:`basic_composition` (:math:`(\sum\varepsilon_i, \sum\delta_i)`), the advanced
+composition of Dwork–Rothblum–Vadhan (:func:`advanced_composition`, :func:`advanced_epsilon`,
+:func:`advanced_delta`) and the closed-form refinement of Kairouz–Oh–Viswanath 2015
+(:func:`kairouz_composition`, :func:`kairouz_epsilon`, :func:`kairouz_delta`), vectorised over
+heterogeneous mechanisms and rounded up.
+
+Imports: the ground floor only.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,12 @@
-"""TODO: docstring for gdp.bounds.comparison."""
+r"""Composition bounds side by side: :func:`compare` and :func:`epsilon_vs_k`.
+
+For a list of mechanisms (or a DP-SGD run) and a δ (or an ε), every method answers the same
+question: basic, advanced (DRV), Kairouz et al., optimal KOV, RDP, the GDP CLT (labelled an
+approximation) and the exact tensor product of the engine (the sound side of its bracket).
+:func:`epsilon_vs_k` repeats that for a range of numbers of compositions.
+
+Imports: every floor up to :mod:`gdp.approx`, and the other modules of :mod:`gdp.bounds`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,14 @@
-"""TODO: docstring for gdp.bounds.rdp."""
+r"""Rényi differential privacy: the divergences of the families and the conversions to (ε, δ).
+
+Rényi divergences :math:`\varepsilon(\lambda)` at a set of orders: Gaussian
+(:math:`\lambda\mu^2/2`), Laplace, randomized response, the sampled Gaussian at integer orders
+(Mironov–Talwar–Zhang 2019) and any curve with exact atoms (:func:`rdp_of`); converted to
+:math:`(\varepsilon, \delta)` by the classical :math:`\varepsilon(\lambda) + \log(1/\delta)/
+(\lambda-1)` or the sharper conversion of Canonne–Kamath–Steinke 2020 / Balle et al. 2020
+(:func:`eps_from_rdp`, :func:`delta_from_rdp`).
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,13 @@
-"""TODO: docstring for gdp.bounds.tables."""
+r"""The records and tables of a comparison of accounting methods.
+
+:class:`BoundRecord` is one method's answer (a bound, an exact value with its bracket, an
+approximation or a skip, with a note); :class:`Comparison` holds the records of one question
+and renders them as text, Markdown or LaTeX; :class:`EpsilonCurves` holds ε against the
+number of compositions for several methods (what :func:`gdp.plot.compare` draws).
+:data:`METHODS` names the methods in order.
+
+Imports: the ground floor only.
+"""
 
 from __future__ import annotations
 

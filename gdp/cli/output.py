@@ -1,4 +1,10 @@
-"""TODO: docstring for gdp.cli.output."""
+r"""What the command line prints: numbers, brackets, tables, JSON and progress.
+
+Reports of ε at δ and δ at ε with the bracket of numeric answers, text tables, JSON
+serialisation of numpy values, and the progress indicator on stderr.
+
+Imports: :mod:`gdp` (its public names).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,11 @@
-"""TODO: docstring for gdp.cli.specs."""
+r"""The mechanism and curve specifications of the command line.
+
+``gauss:1``, ``lap:0.5``, ``rr:1``, ``eps-delta:1,1e-6``, ``dpsgd:1.1,0.01`` with an optional
+repetition ``x100`` (:func:`parse_mechanism`, :func:`parse_curve`), and the same list read
+from a JSON file (:func:`load_mechanisms`); every malformed spec is a one-line error naming it.
+
+Imports: :mod:`gdp` (its public names).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,6 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import gdp
 
@@ -74,18 +80,11 @@ def _build(kind: str, params: Sequence[float]) -> TradeOff:
         return gdp.identity()
     if kind == "sgauss":
         sigma = check_real("sigma", params[0], lo=0.0, lo_open=True)
-        return _need("subsample", "subsampling")(gdp.G_mu(1.0 / sigma), params[1])
+        return gdp.subsample(gdp.G_mu(1.0 / sigma), params[1])
     if kind == "dpsgd":
         steps = check_int("steps", params[2], lo=1)
-        return _need("dpsgd", "DP-SGD accounting")(sigma=params[0], p=params[1],
-                                                    steps=steps)
+        return gdp.dpsgd(sigma=params[0], p=params[1], steps=steps)
     raise ValueError(f"unknown mechanism {kind!r}")  # pragma: no cover - guarded by caller
-
-
-def _need(name: str, what: str) -> Any:
-    if not hasattr(gdp, name):
-        raise RuntimeError(f"gdp.{name} ({what}) is not available in this installation")
-    return getattr(gdp, name)
 
 
 def parse_mechanism(spec: str) -> tuple[TradeOff, int]:

@@ -1,4 +1,13 @@
-"""TODO: docstring for gdp.core.callable."""
+r"""A user's function as a trade-off function, after checking that it is one.
+
+:func:`from_callable` evaluates the function on a grid with log-spaced tails and checks, in
+this order, that it is finite, maps into [0, 1], has :math:`f(1) = 0`, lies below
+:math:`1 - \alpha`, is non-increasing and convex (DRS Prop. 2.2), naming the first property
+that fails and where. The wrapped :class:`Callable1D` answers every question through the
+generic certified numerics of :mod:`gdp.core.generic`.
+
+Imports: the ground floor and :mod:`gdp.core.tradeoff`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,13 @@
-"""TODO: docstring for gdp.core.distributions."""
+r"""The trade-off function :math:`T(P, Q)` of two given distributions.
+
+:func:`from_distributions` takes two pmfs (exact, by Neyman–Pearson: outcomes rejected in
+decreasing order of the likelihood ratio) or two frozen 1-D ``scipy.stats`` continuous
+distributions (numeric: cells cut at quantiles of both laws, a coarsened pair above the truth
+and a pair split at the extreme likelihood ratios of each cell below it, returned as a
+:class:`~gdp.core.tradeoff.Bracketed` curve).
+
+Imports: the ground floor, :mod:`gdp.core.tradeoff` and :mod:`gdp.core.piecewise`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,23 @@
-"""TODO: docstring for gdp.core.generic."""
+r"""The generic numerics behind the default hooks of :class:`~gdp.core.tradeoff.TradeOff`.
+
+A curve known only by its values (a user's function, an inverse computed by search) still
+answers every question through these functions, each on the safe side:
+
+* :func:`_numeric_hockey` / :func:`_numeric_hockey_inverse`: the one-order profile
+  :math:`\sup_x [1 - e^{\varepsilon}x - f(x)]` of :math:`f` and of :math:`f^{-1}`, maximised
+  by golden section and bounded from above by secants of the concave objective
+  (:func:`_concave_upper`): a certified upper bound on δ;
+* :func:`_numeric_loss_sf`: the law of the privacy loss, :math:`P[L > t]`, as the point where
+  the slope of :math:`f` crosses :math:`-e^t`;
+* :func:`_sym_profile_fn`: the profile of :math:`f^S = \max\{f, f^{-1}\}` as the lower
+  convex envelope of :math:`\min\{\delta_f, \delta_{f^{-1}}\}` in :math:`y = -e^{\varepsilon}`
+  (the conjugate of a maximum), an upper bound;
+* :func:`_generic_epsilon`: the smallest ε whose (upper-bound) profile is at most δ, the upper
+  end of a verified bracket.
+
+Imports: the ground floor only. The curves are typed by the :class:`Hooks` protocol, so
+this module needs nothing of :mod:`gdp.core.tradeoff`, which sits on top of it.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,18 @@
-"""TODO: docstring for gdp.core.piecewise."""
+r"""Piecewise-linear trade-off functions: exactly :math:`T(P, Q)` of two discrete laws.
+
+A convex piecewise-linear curve with vertices :math:`(\alpha_j, \beta_j)` is the
+Neyman–Pearson curve of a discrete pair: each segment of run :math:`\Delta\alpha` and drop
+:math:`\Delta\beta` is one atom with P-mass :math:`\Delta\alpha`, Q-mass :math:`\Delta\beta`
+and privacy loss :math:`\log(\Delta\beta/\Delta\alpha)` (MATH.md §1). Everything such a curve
+is asked is therefore exact: its profile (the supporting line at the active vertex), its
+loss law (its atoms), its inverse (the reflected graph) and dominance against it.
+
+Defined here: :class:`PiecewiseLinear`, :class:`Identity` (:math:`1 - \alpha`, the curve of
+perfect privacy), :func:`from_curve` (sampled points, rejected or repaired to their largest
+convex minorant) and :func:`from_privacy_profile` (:math:`\sup_i f_{\varepsilon_i,\delta_i}`).
+
+Imports: the ground floor and :mod:`gdp.core.tradeoff`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,16 @@
-"""TODO: docstring for gdp.engine.curves."""
+r"""Exact piecewise-linear curves stored with their privacy-loss atoms.
+
+:class:`LossCurve` is a :class:`~gdp.core.piecewise.PiecewiseLinear` whose vertices are
+:math:`(P[L > t_j], Q[L \le t_j])` with the segment losses :math:`t_j`, :math:`1-\beta_j` kept
+as tail sums and :math:`\log\alpha_j` kept where α underflows, so the profile is evaluated at
+the active vertex in :math:`O(\log N)` and ε(δ) is solved exactly piece by piece, both rounded
+to the safe side by the summation error of the cumulative masses. Built by
+:func:`curve_from_atoms`; :func:`hull_min_curves` (:math:`\min\{c_1,c_2\}^{**}`, profile
+:math:`\max(\delta_1,\delta_2)`) and :func:`max_curves` (:math:`\max\{c_1,c_2\}`, the
+symmetrisation) combine two of them exactly.
+
+Imports: the ground floor and :mod:`gdp.core`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,15 @@
-"""TODO: docstring for gdp.engine.fourier."""
+r"""Composition of lattice laws: linear and Fourier convolution with sound tail bounds.
+
+Distinct factors are combined by linear convolutions (:func:`_lin_conv`); powers and the rest
+are multiplied in the Fourier domain on a circular window (:func:`_fourier`), with the
+spectrum of an :math:`n`-fold power recomputed as :math:`\exp(n\log W)` where the FFT's
+round-off would be amplified (:func:`_refine`). The mass outside the window is bounded by
+Chernoff from the exact moment generating functions of the discretised factors
+(:func:`_log_mgf`, :func:`_chernoff`) and charged to the pessimistic side; the FFT round-off
+has an explicit allowance (Higham, *Accuracy and Stability of Numerical Algorithms*, §24.1).
+
+Imports: the ground floor and :mod:`gdp.engine.lattice`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,18 @@
-"""TODO: docstring for gdp.engine.kov."""
+r"""The exact k-fold composition of :math:`f_{\varepsilon_0,\delta_0}` (KOV 2015, Thm 3.3).
+
+:math:`f_{\varepsilon_0,\delta_0}^{\otimes k}` has a binomial privacy loss; its profile is
+(:math:`i = 0, \dots, \lfloor k/2 \rfloor`) the KOV formula
+:math:`((k-2i)\varepsilon_0,\ 1-(1-\delta_0)^k(1-\delta_i))` with
+
+.. math:: \delta_i = \sum_{l<i}\binom kl \frac{e^{(k-l)\varepsilon_0}
+          - e^{(k-2i+l)\varepsilon_0}}{(1+e^{\varepsilon_0})^k},
+
+evaluated in log space (:func:`kov_delta`) and inverted exactly (:func:`kov_epsilon`), each
+rounded to the safe side by its error margin. The comparison tables of :mod:`gdp.bounds`
+report it as the optimal (ε, δ) composition; the engine uses it for k-fold randomized response.
+
+Imports: the ground floor only.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,17 @@
-"""TODO: docstring for gdp.engine.lattice."""
+r"""Discretisation of a privacy-loss law onto the lattice :math:`t_k = kh`, on both sides.
+
+* :func:`_disc_pess`: connect-the-dots (Doroshenko et al., PETS 2022): the masses of each cell
+  are split between its two end points preserving both P and Q, a pair of which the true pair
+  is a garbling, hence a lower curve (the sound side); truncated tails are spread to
+  :math:`\pm\infty` and nothing is dropped.
+* :func:`_disc_opt`: a garbling of the true pair (losses of a half-cell merged, the imbalance
+  removed by lending slivers between neighbouring atoms, :func:`_balance`), hence an upper
+  curve (the optimistic side).
+* :func:`_disc_envelope` / :func:`_chord_law`: the same two sides for a factor known only by
+  its hooks, from supporting lines and from chords of the curve.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.engine.curves`, :mod:`gdp.engine.laws`.
+"""
 
 from __future__ import annotations
 

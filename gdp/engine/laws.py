@@ -1,4 +1,15 @@
-"""TODO: docstring for gdp.engine.laws."""
+r"""The exact privacy-loss law of one factor, in the form the lattice discretisation needs.
+
+A :class:`Law` gives the P- and Q-masses of the continuous part on cells of losses (with
+absolute error bounds), the finite atoms, the masses at :math:`\pm\infty`, the excess
+:math:`Q_i - e^{r_i}P_i` of each cell over a reference loss, and rough quantiles for placing
+windows. :func:`law_of` picks the closed form of a family (:class:`GaussianLaw`,
+:class:`LaplaceLaw`), the exact atoms of a piecewise-linear curve (:class:`AtomicLaw`), the
+mirror of a known law (:class:`InverseLaw`) or, failing all, the hooks of the curve
+(:class:`GenericLaw`); a family may also provide its own through a ``_pld_law()`` method.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,15 @@
-"""TODO: docstring for gdp.engine.numeric."""
+r"""The numeric composition engine: plan the lattice, discretise, compose, wrap the result.
+
+:func:`compose_numeric` composes groups ``[(f, n), ...]`` of factors: it chooses the lattice
+step from the requested accuracy and the variance of the composed loss, the window from
+Chernoff bounds at the requested tail mass, discretises every factor on both sides
+(:mod:`gdp.engine.lattice`), composes them (:mod:`gdp.engine.fourier`) and returns a
+:class:`~gdp.engine.result.Composition`. :func:`compose_numeric_two_orders` does the same for
+mechanisms known by one curve per order of the neighbours (composed separately, symmetrised at
+the end).
+
+Imports: the ground floor, :mod:`gdp.core` and the modules of :mod:`gdp.engine` below it.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,12 @@
-"""TODO: docstring for gdp.engine.randomized_response."""
+r"""The exact k-fold randomized response :math:`f_{\varepsilon,0}^{\otimes k}`.
+
+:func:`randomized_response_power` builds the curve from the binomial law of the loss
+:math:`(k-2j)\varepsilon` in log space; :class:`RandomizedResponsePower` answers its profile
+and ε(δ) from :mod:`gdp.engine.kov`, so they stay exact where the type I errors of the curve's
+vertices underflow.
+
+Imports: the ground floor, :mod:`gdp.engine.curves`, :mod:`gdp.engine.kov`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,13 @@
-"""TODO: docstring for gdp.engine.result."""
+r"""The result of a numeric composition: a bracket with a sound default.
+
+:class:`Composition` is a :class:`~gdp.core.tradeoff.Bracketed` curve between two
+:class:`~gdp.engine.curves.LossCurve` (built lazily, :class:`LazyCurve`) whose ``delta`` and
+``epsilon`` are the sound side, combining the lattice profile with the moment-generating-
+function bound that takes over for δ below the lattice's floating-point floor; ``*_bounds``
+show both sides and :class:`GridInfo` records the lattice used.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.engine.curves`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,12 @@
-"""TODO: docstring for gdp.engine.settings."""
+r"""The accuracy settings of the numeric composition engine.
+
+:class:`Accuracy` holds the target relative accuracy of ε (``rtol``), an optional lattice
+step, the tail mass allowed outside the lattice window (charged to the sound side) and a
+memory cap; :func:`accuracy` builds it from the keyword arguments that :func:`gdp.compose`,
+:func:`gdp.dpsgd` and friends accept.
+
+Imports: the ground floor only.
+"""
 
 from __future__ import annotations
 

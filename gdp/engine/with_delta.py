@@ -1,4 +1,13 @@
-"""TODO: docstring for gdp.engine.with_delta."""
+r"""A curve with an extra failure probability: :math:`h \otimes f_{0,\delta}`.
+
+:math:`h \otimes f_{0,\delta}(\alpha) = (1-\delta)\,h(\alpha/(1-\delta))`, with profile
+:math:`\delta + (1-\delta)\delta_h` exactly (DRS Prop. 2.5): :class:`WithDelta` keeps it in
+closed form for closed-form :math:`h`, and :func:`_with_delta` applies it to exact curves and
+numeric compositions without recomputing them.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`, and
+:mod:`gdp.engine.curves`, :mod:`gdp.engine.laws`, :mod:`gdp.engine.result`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,19 @@
-"""TODO: docstring for gdp.families.gaussian."""
+r"""Gaussian differential privacy: the family :math:`G_\mu` and the Gaussian mechanism.
+
+:class:`Gaussian` is :math:`G_\mu = T(N(0,1), N(\mu,1))`, :math:`G_\mu(\alpha) =
+\Phi(\Phi^{-1}(1-\alpha)-\mu)` (DRS Sec. 2.3), with every hook in closed form: the curve and
+:math:`1 - G_\mu` (lowered, respectively raised, by a bound on the rounding of ``ndtr``), the
+profile and ε(δ) from :mod:`gdp.families.gaussian_profile`, group privacy
+:math:`G_{k\mu}` (DRS Thm 2.14) and exact dominance (:math:`G_a \ge G_b` iff :math:`a \le b`).
+
+The public conversions are vectorised with broadcasting: :func:`delta_from_mu`,
+:func:`log_delta_from_mu`, :func:`eps_from_mu`, :func:`mu_from_eps_delta`, and the mechanism's
+calibration :func:`sigma_from_mu`, :func:`mu_from_sigma`, :func:`sigma_from_eps_delta` (exact,
+Balle–Wang 2018) and :func:`sigma_classical` (Dwork–Roth Thm A.1, ε < 1 only);
+:func:`compose_mu` (:math:`\sqrt{\sum\mu_i^2}`, DRS Cor. 3.3) and :func:`group_mu`.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families.gaussian_profile`.
+"""
 
 from __future__ import annotations
 

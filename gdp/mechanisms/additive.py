@@ -1,4 +1,12 @@
-"""TODO: docstring for gdp.mechanisms.additive."""
+r"""Additive noise: the Gaussian and Laplace mechanisms.
+
+:class:`Gaussian` (calibrated by μ, σ or exactly by (ε, δ); its curve is :math:`G_{\Delta/\sigma}`)
+and :class:`Laplace` (scale :math:`\Delta/\varepsilon`; its curve is exactly
+:math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\varepsilon,1))`, which is more than ε-DP), with their
+(α, β)-accuracy (Dwork–Roth Thm 3.8; MATH.md §7) and variances.
+
+Imports: the ground floor, :mod:`gdp.families`, :mod:`gdp.mechanisms.base`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,12 @@
-"""TODO: docstring for gdp.mechanisms.base."""
+r"""The common ground of the mechanisms: the :class:`Mechanism` base and argument helpers.
+
+A mechanism is a frozen value object built with keyword arguments; it releases
+``mech(value, rng=...)`` and knows its exact trade-off function (``.tradeoff``), its
+accuracy and its variance. This module holds the base class and the shared checks of
+sensitivities, privacy parameters, values and random generators.
+
+Imports: the ground floor and :mod:`gdp.core`.
+"""
 
 from __future__ import annotations
 

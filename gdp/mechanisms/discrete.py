@@ -1,4 +1,11 @@
-"""TODO: docstring for gdp.mechanisms.discrete."""
+r"""The discrete Gaussian and discrete Laplace mechanisms (Canonne, Kamath, Steinke 2020).
+
+Exact samplers (:func:`sample_discrete_gaussian`, :func:`sample_discrete_laplace`) using only
+integer arithmetic and Bernoulli trials, so no floating-point leakage; and the mechanisms'
+exact trade-off curves, from the two discrete laws with their tails bounded soundly.
+
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.mechanisms.base`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""TODO: docstring for gdp.mechanisms.randomized_response."""
+r"""k-ary randomized response: report the true category with probability
+:math:`e^\varepsilon/(e^\varepsilon+k-1)`, any other uniformly; exactly
+:math:`f_{\varepsilon,0}`-DP.
+
+Imports: the ground floor, :mod:`gdp.families`, :mod:`gdp.mechanisms.base`.
+"""
 
 from __future__ import annotations
 

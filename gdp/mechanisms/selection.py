@@ -1,4 +1,12 @@
-"""TODO: docstring for gdp.mechanisms.selection."""
+r"""Private selection: the exponential mechanism and report noisy max.
+
+:class:`Exponential` samples by the Gumbel-max trick in log space, with probability
+:math:`\propto\exp(\varepsilon u/(2\Delta u))` (ε-DP; the factor 2 drops for monotone
+utilities); :class:`ReportNoisyMax` adds Laplace or Gumbel noise to m counts and reports the
+argmax (Dwork–Roth Claim 3.9). Both claim :math:`f_{\varepsilon,0}`.
+
+Imports: the ground floor, :mod:`gdp.families`, :mod:`gdp.mechanisms.base`.
+"""
 
 from __future__ import annotations
 

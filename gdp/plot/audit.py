@@ -1,4 +1,8 @@
-"""TODO: docstring for gdp.plot.audit."""
+r"""The plot of an empirical audit: the claimed curve against the confidence boxes of the
+measured type I and II errors (:func:`plot_audit`).
+
+Imports: :mod:`gdp.mechanisms.auditing`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,12 @@
-"""TODO: docstring for gdp.plot.style."""
+r"""The common ground of the plots: labels, the unit square, exported data.
+
+:class:`PlotData` (one x column and named y columns, :func:`to_csv`) is what every plotting
+function can return besides its Axes; :func:`mathtext` turns a curve's label into matplotlib
+math text; the helpers here make the axes (``ax=None`` → a new figure) and style the unit
+square of a trade-off plot. matplotlib is imported on first use.
+
+Imports: the ground floor and :mod:`gdp.core`.
+"""
 
 from __future__ import annotations
 

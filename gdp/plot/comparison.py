@@ -1,4 +1,10 @@
-"""TODO: docstring for gdp.plot.comparison."""
+r"""The plot of a comparison: ε against the number of compositions, per method.
+
+:func:`compare` draws the output of :func:`gdp.epsilon_vs_k` (or plain records or a mapping of
+columns), one style per method, and :func:`compare_data` extracts its numbers.
+
+Imports: :mod:`gdp.bounds` (the method names) and :mod:`gdp.plot.base`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,12 @@
-"""TODO: docstring for gdp.plot.curves."""
+r"""Plots of curves: trade-off functions, privacy profiles and the CLT picture.
+
+:func:`tradeoff` (curves, the band of a numeric bracket, shading, log α),
+:func:`privacy_profile` (δ(ε), log δ) and :func:`clt` (exact composition against the CLT
+Gaussian, its Berry–Esseen band and Edgeworth); :func:`curve_data` / :func:`profile_data`
+return the numbers without drawing.
+
+Imports: every floor below :mod:`gdp.plot` and :mod:`gdp.plot.base`.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,10 @@ from typing import Any
 import numpy as np
 
 from .._validation import as_real_array, check_int, check_real
+from ..approx.central_limit import clt as central_limit
+from ..approx.edgeworth_series import edgeworth as edgeworth_series
 from ..core.tradeoff import TradeOff
+from ..engine.dispatch import compose
 from .base import (
     PlotData,
     _alpha_grid,
@@ -280,21 +291,16 @@ def clt(fs: Sequence[TradeOff], ax: Any = None, *, exact: Any = True,
     -------
     Axes, or ``(Axes, PlotData)`` when ``return_data``.
     """
-    import gdp
-
     if isinstance(fs, TradeOff):
         raise TypeError("`fs` must be a sequence of TradeOffs (the factors); got a single "
                         "TradeOff")
     fs = _check_curves(list(fs))
-    if not hasattr(gdp, "clt"):
-        raise RuntimeError("gdp.plot.clt needs gdp.clt (the central limit theorem module), "
-                           "which is not available in this installation")
-    res = gdp.clt(fs)
+    res = central_limit(fs)
     curves: list[TradeOff] = []
     names: list[str] = []
     styles: list[dict[str, Any]] = []
     if exact is True:
-        exact = gdp.compose(*fs)
+        exact = compose(*fs)
     if isinstance(exact, TradeOff):
         curves.append(exact)
         names.append("exact")
@@ -306,10 +312,7 @@ def clt(fs: Sequence[TradeOff], ax: Any = None, *, exact: Any = True,
     names.append(f"CLT $G_{{{mu:.3g}}}$")
     styles.append(dict(color="tab:blue", ls="--", lw=1.6))
     if edgeworth:
-        if not hasattr(gdp, "edgeworth"):
-            raise RuntimeError("gdp.plot.clt(edgeworth=True) needs gdp.edgeworth, which is "
-                               "not available in this installation; pass edgeworth=False")
-        curves.append(gdp.edgeworth(fs))
+        curves.append(edgeworth_series(fs))
         names.append("Edgeworth")
         styles.append(dict(color="tab:red", ls="-.", lw=1.6))
     a_data = curve_data(*curves, n=n, log_alpha=log_alpha, alpha_min=alpha_min,

@@ -38,9 +38,12 @@ import numpy as np
 from scipy import special
 
 from .._validation import check_int
+from ..approx import ApproximationWarning, clt, noisy_sgd_mu
+from ..bounds import epsilon_vs_k
 from ..families.epsdelta import f_eps_delta
 from ..families.gaussian import G_mu, eps_from_mu
 from ..families.laplace_tradeoff import laplace
+from ..sampling import dpsgd
 from . import curves as plot_curves
 from .comparison import compare as plot_compare
 
@@ -83,15 +86,6 @@ def new_figure(figsize: tuple[float, float] = _SQUARE, dpi: int = DPI) -> Any:
     from matplotlib.figure import Figure
 
     return Figure(figsize=figsize, dpi=dpi, layout="constrained")
-
-
-def _require(name: str, what: str) -> Any:
-    import gdp
-
-    if not hasattr(gdp, name):
-        raise RuntimeError(f"this figure needs gdp.{name} ({what}), which is not available "
-                           "in this installation")
-    return getattr(gdp, name)
 
 
 def _check(cond: bool, claim: str) -> None:
@@ -293,23 +287,16 @@ def draw_clt_randomized_response(fig: Any, *, quick: bool = False) -> None:
     r"""k-fold :math:`f_{\varepsilon,0}^{\otimes k}` (exact) against its CLT Gaussian
     :math:`G_\mu`, the Berry–Esseen band (DRS Thm 3.4) and the Edgeworth approximation,
     for k = 10 and k = 100."""
-    import gdp
-
-    _require("clt", "the central limit theorem, issue 4")
     settings = [(10, 0.3), (100, 0.1)]
     axes = fig.subplots(1, 2)
     for ax, (k, eps) in zip(axes, settings, strict=True):
         f = f_eps_delta(eps)
-        try:
-            exact = f**k
-        except NotImplementedError as exc:
-            raise RuntimeError(f"this figure needs the composition engine (issue 3): {exc}; "
-                               "it is not available in this installation") from None
+        exact = f**k
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", gdp.ApproximationWarning)
-            res = gdp.clt(f, k)
+            warnings.simplefilter("ignore", ApproximationWarning)
+            res = clt(f, k)
             _, data = plot_curves.clt([f] * k, ax=ax, exact=exact,
-                                edgeworth=hasattr(gdp, "edgeworth"),
+                                edgeworth=True,
                                 n=401 if quick else 1001, return_data=True)
         a = data.x
         inner = (a >= res.gamma) & (a <= 1 - res.gamma)
@@ -327,7 +314,6 @@ def draw_composition_bounds(fig: Any, *, quick: bool = False) -> None:
     r"""ε at δ = 1e-5 of the k-fold composition of :math:`f_{\varepsilon_0,0}` by the
     basic, advanced, KOV, RDP, CLT and exact accountants as k grows, and each method's ε
     relative to the exact one."""
-    epsilon_vs_k = _require("epsilon_vs_k", "the composition-bounds comparison, issue 3")
     eps0, delta = 0.1, 1e-5
     ks = np.unique(np.geomspace(1, 1000 if quick else 10_000, 7 if quick else 17).round())
     curves = epsilon_vs_k(f_eps_delta(eps0), ks.astype(int), delta=delta)
@@ -363,16 +349,12 @@ def draw_dpsgd(fig: Any, *, quick: bool = False) -> None:
 
     The run is the MNIST setting of BDLS: 60,000 examples, batch 256, 15 epochs, noise
     multiplier 1.1 (``quick``: 2 epochs)."""
-    import gdp
-
-    dpsgd = _require("dpsgd", "DP-SGD accounting, issue 3")
-    noisy_sgd_mu = _require("noisy_sgd_mu", "the noisy-SGD CLT, issue 4")
     n, batch, epochs, sigma, delta = 60_000, 256, 2 if quick else 15, 1.1, 1e-5
     p = batch / n
     steps = math.ceil(epochs / p)
     h = dpsgd(sigma=sigma, p=p, steps=steps)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", gdp.ApproximationWarning)
+        warnings.simplefilter("ignore", ApproximationWarning)
         mu = float(noisy_sgd_mu(sigma, p, steps))
     g = G_mu(mu)
     eps_exact, eps_clt = float(h.epsilon(delta)), float(g.epsilon(delta))

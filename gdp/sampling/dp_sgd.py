@@ -1,4 +1,13 @@
-"""TODO: docstring for gdp.sampling.dp_sgd."""
+r"""DP-SGD accounting: the composition of Poisson-subsampled Gaussian steps.
+
+:func:`dpsgd` composes ``steps`` steps with noise multiplier σ and sampling rate p (or several
+phases of different σ, p, steps), each order of the add/remove neighbours separately, and
+symmetrises at the end (MATH.md §6; what dp-accounting reports). The answer is a numeric
+:class:`~gdp.engine.result.Composition`: sound by default, with both sides of the bracket.
+
+Imports: the ground floor, :mod:`gdp.families`, :mod:`gdp.engine`,
+:mod:`gdp.sampling.subsampling`.
+"""
 
 from __future__ import annotations
 
