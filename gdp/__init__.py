@@ -39,158 +39,45 @@ from __future__ import annotations
 
 from . import engine as _engine  # registers the composition engine with the core
 from . import mechanisms
-from .accounting import Calibration, calibrate_dpsgd, calibrate_gaussian, calibrate_sigma
-from .approx import (
-    ApproximationWarning,
-    BerryEsseenLower,
-    BerryEsseenUpper,
-    CLTResult,
-    EdgeworthApprox,
-    Functionals,
-    GaussianDelta,
-    clt,
-    clt_limit,
-    edgeworth,
-    eps_delta_limit,
-    functionals,
-    kappa2,
-    kappa3,
-    kappa3_bar,
-    kl,
-    noisy_sgd_mu,
-)
-from .bounds import (
-    DEFAULT_ORDERS,
-    METHODS,
-    BoundRecord,
-    Comparison,
-    EpsilonCurves,
-    advanced_composition,
-    advanced_delta,
-    advanced_epsilon,
-    basic_composition,
-    compare,
-    delta_from_rdp,
-    eps_from_rdp,
-    epsilon_vs_k,
-    kairouz_composition,
-    kairouz_delta,
-    kairouz_epsilon,
-    kov_delta,
-    kov_epsilon,
-    rdp_gaussian,
-    rdp_laplace,
-    rdp_of,
-    rdp_randomized_response,
-    rdp_sampled_gaussian,
-)
-from .core import (
-    Bracketed,
-    TradeOff,
-    from_callable,
-    from_curve,
-    from_distributions,
-    from_privacy_profile,
-    identity,
-)
+from .accounting import *
+from .approx import *
+from .bounds import *
+from .core import *
 from .engine import Composition, LossCurve, WithDelta, compose, compose_power, compose_two_orders
-from .families import (
-    EpsDelta,
-    G_mu,
-    Gaussian,
-    Laplace,
-    compose_mu,
-    delta_from_mu,
-    eps_from_mu,
-    f_eps_delta,
-    group_mu,
-    laplace,
-    log_delta_from_mu,
-    mu_from_eps_delta,
-    mu_from_sigma,
-    sigma_classical,
-    sigma_from_eps_delta,
-    sigma_from_mu,
-)
+from .families import *
 from .mechanisms import AuditResult, audit, sensitivity
-from .sampling import PoissonSubsampled, Subsampled, dpsgd, poisson_subsample, subsample
+from .sampling import *
 
 del _engine
 
 __version__ = "0.1.0"
 
+#: The names a user types. The classes behind them (Gaussian, Composition, LossCurve,
+#: Bracketed, CLTResult, ...) live in their subpackages and are reachable here too.
 __all__ = [
     # trade-off functions and their constructors
-    "TradeOff",
-    "identity",
-    "G_mu",
-    "f_eps_delta",
-    "laplace",
-    "from_callable",
-    "from_curve",
-    "from_distributions",
-    "from_privacy_profile",
-    # composition
-    "compose",
-    "compose_power",
-    "compose_two_orders",
-    # subsampling and DP-SGD
-    "dpsgd",
-    "subsample",
+    "TradeOff", "identity", "G_mu", "f_eps_delta", "laplace", "from_callable", "from_curve",
+    "from_distributions", "from_privacy_profile",
+    # composition, subsampling, DP-SGD
+    "compose", "compose_power", "compose_two_orders", "dpsgd", "subsample",
     "poisson_subsample",
     # Gaussian DP
-    "delta_from_mu",
-    "log_delta_from_mu",
-    "eps_from_mu",
-    "mu_from_eps_delta",
-    "mu_from_sigma",
-    "sigma_from_mu",
-    "sigma_from_eps_delta",
-    "sigma_classical",
-    "compose_mu",
-    "group_mu",
+    "delta_from_mu", "log_delta_from_mu", "eps_from_mu", "mu_from_eps_delta", "mu_from_sigma",
+    "sigma_from_mu", "sigma_from_eps_delta", "sigma_classical", "compose_mu", "group_mu",
     # bounds and comparisons
-    "basic_composition",
-    "advanced_composition",
-    "advanced_epsilon",
-    "advanced_delta",
-    "kairouz_composition",
-    "kairouz_epsilon",
-    "kairouz_delta",
-    "kov_delta",
-    "kov_epsilon",
-    "rdp_gaussian",
-    "rdp_laplace",
-    "rdp_randomized_response",
-    "rdp_sampled_gaussian",
-    "rdp_of",
-    "eps_from_rdp",
-    "delta_from_rdp",
-    "compare",
-    "epsilon_vs_k",
+    "basic_composition", "advanced_composition", "advanced_epsilon", "advanced_delta",
+    "kairouz_composition", "kairouz_epsilon", "kairouz_delta", "kov_delta", "kov_epsilon",
+    "rdp_gaussian", "rdp_laplace", "rdp_randomized_response", "rdp_sampled_gaussian",
+    "rdp_of", "eps_from_rdp", "delta_from_rdp", "compare", "epsilon_vs_k",
     # calibration
-    "calibrate_sigma",
-    "calibrate_dpsgd",
-    "calibrate_gaussian",
-    # central limit theorem and Edgeworth
-    "kl",
-    "kappa2",
-    "kappa3",
-    "kappa3_bar",
-    "functionals",
-    "clt",
-    "clt_limit",
-    "eps_delta_limit",
-    "noisy_sgd_mu",
-    "edgeworth",
-    "ApproximationWarning",
+    "calibrate_sigma", "calibrate_dpsgd", "calibrate_gaussian",
+    # central limit theorem and Edgeworth (approximations)
+    "kl", "kappa2", "kappa3", "kappa3_bar", "functionals", "clt", "clt_limit",
+    "eps_delta_limit", "noisy_sgd_mu", "edgeworth", "ApproximationWarning",
     # mechanisms, sensitivities, auditing, plots
-    "mechanisms",
-    "sensitivity",
-    "audit",
-    "plot",
-    "plot_audit",
+    "mechanisms", "sensitivity", "audit", "plot", "plot_audit",
 ]
+
 
 def __getattr__(name: str):
     """Load :mod:`gdp.plot` on first use (PEP 562), so ``import gdp`` needs no matplotlib."""

@@ -29,15 +29,8 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "EPS",
-    "float_or_array",
-    "log1mexp",
-    "logdiffexp",
-    "lower_convex_hull",
-    "upper_envelope",
-    "find_root_bracket",
-    "bisect_bracket",
-    "golden_section_max",
+    "EPS", "float_or_array", "log1mexp", "logdiffexp", "lower_convex_hull", "upper_envelope",
+    "find_root_bracket", "bisect_bracket", "golden_section_max",
 ]
 
 _LOG_HALF = -np.log(2.0)

@@ -11,6 +11,7 @@ Imports: every layer below (core, families, engine, sampling, approx, bounds).
 
 from __future__ import annotations
 
-from .calibrate import Calibration, calibrate_dpsgd, calibrate_gaussian, calibrate_sigma
+from . import calibrate
+from .calibrate import *
 
-__all__ = ["Calibration", "calibrate_sigma", "calibrate_dpsgd", "calibrate_gaussian"]
+__all__ = [*calibrate.__all__]

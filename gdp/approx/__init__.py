@@ -57,36 +57,17 @@ I. Shevtsova, "An improvement of convergence rate estimates in the Lyapunov theo
 Doklady Math. 82, 2010 (the Berry–Esseen constant 0.56 for non-identical summands).
 """
 
+from __future__ import annotations
 
-from .central_limit import (
-    BERRY_ESSEEN_C,
-    ApproximationWarning,
-    BerryEsseenLower,
-    BerryEsseenUpper,
-    CLTResult,
-    clt,
-)
-from .edgeworth_series import EdgeworthApprox, edgeworth
-from .functionals import Functionals, functionals, kappa2, kappa3, kappa3_bar, kl
-from .limits import GaussianDelta, clt_limit, eps_delta_limit, noisy_sgd_mu
+from . import central_limit, edgeworth_series, limits, loss_moments
+from .central_limit import *
+from .edgeworth_series import *
+from .limits import *
+from .loss_moments import *
 
 __all__ = [
-    "kl",
-    "kappa2",
-    "kappa3",
-    "kappa3_bar",
-    "functionals",
-    "Functionals",
-    "clt",
-    "CLTResult",
-    "BerryEsseenLower",
-    "BerryEsseenUpper",
-    "BERRY_ESSEEN_C",
-    "clt_limit",
-    "eps_delta_limit",
-    "GaussianDelta",
-    "noisy_sgd_mu",
-    "edgeworth",
-    "EdgeworthApprox",
-    "ApproximationWarning",
+    *central_limit.__all__,
+    *edgeworth_series.__all__,
+    *loss_moments.__all__,
+    *limits.__all__,
 ]

@@ -7,7 +7,7 @@ labelled; it can under-state ε) and the two Berry–Esseen curves
 all of [0, 1] by tangent lines.
 
 Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`, :mod:`gdp.engine` (exact
-references), :mod:`gdp.approx.functionals`.
+references), :mod:`gdp.approx.loss_moments`.
 """
 
 from __future__ import annotations
@@ -27,14 +27,10 @@ from ..core.piecewise import Identity
 from ..core.tradeoff import TradeOff
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
-from .functionals import _rr_weights, functionals
+from .loss_moments import _rr_weights, functionals
 
 __all__ = [
-    "ApproximationWarning",
-    "BerryEsseenLower",
-    "BerryEsseenUpper",
-    "CLTResult",
-    "clt",
+    "ApproximationWarning", "BerryEsseenLower", "BerryEsseenUpper", "CLTResult", "clt",
     "BERRY_ESSEEN_C",
 ]
 

@@ -6,7 +6,7 @@ returns an :class:`EdgeworthApprox` curve (the lower convex hull of the two one-
 approximations): closer than the CLT in most cases, but an approximation that may err on both
 sides, and labelled as such.
 
-Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.approx.functionals`,
+Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.approx.loss_moments`,
 :mod:`gdp.approx.central_limit`.
 """
 
@@ -25,7 +25,7 @@ from .._validation import check_int
 from ..core.piecewise import PiecewiseLinear
 from ..core.tradeoff import TradeOff
 from .central_limit import ApproximationWarning, _as_sequence
-from .functionals import _SQRT_2PI, _cumulants
+from .loss_moments import _SQRT_2PI, _cumulants
 
 __all__ = ["EdgeworthApprox", "edgeworth"]
 

@@ -47,52 +47,20 @@ Testing Interpretations and Rényi DP", AISTATS 2020, Thm 21 (the sharper conver
 DRS: J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS-B 2022, Thm 3.4.
 """
 
+from __future__ import annotations
 
 from ..engine.kov import kov_delta, kov_epsilon
-from .classical import (
-    advanced_composition,
-    advanced_delta,
-    advanced_epsilon,
-    basic_composition,
-    kairouz_composition,
-    kairouz_delta,
-    kairouz_epsilon,
-)
-from .comparison import compare, epsilon_vs_k
-from .rdp import (
-    DEFAULT_ORDERS,
-    delta_from_rdp,
-    eps_from_rdp,
-    rdp_gaussian,
-    rdp_laplace,
-    rdp_of,
-    rdp_randomized_response,
-    rdp_sampled_gaussian,
-)
-from .tables import METHODS, BoundRecord, Comparison, EpsilonCurves
+from . import classical, comparison, rdp, tables
+from .classical import *
+from .comparison import *
+from .rdp import *
+from .tables import *
 
 __all__ = [
-    "basic_composition",
-    "advanced_composition",
-    "advanced_epsilon",
-    "advanced_delta",
-    "kairouz_composition",
-    "kairouz_epsilon",
-    "kairouz_delta",
+    *classical.__all__,
+    *comparison.__all__,
+    *rdp.__all__,
+    *tables.__all__,
     "kov_delta",
     "kov_epsilon",
-    "DEFAULT_ORDERS",
-    "rdp_gaussian",
-    "rdp_laplace",
-    "rdp_randomized_response",
-    "rdp_sampled_gaussian",
-    "rdp_of",
-    "eps_from_rdp",
-    "delta_from_rdp",
-    "METHODS",
-    "BoundRecord",
-    "Comparison",
-    "EpsilonCurves",
-    "compare",
-    "epsilon_vs_k",
 ]

@@ -20,13 +20,8 @@ from .._numerics import EPS, float_or_array
 from .._validation import as_probability_array, as_real_array, check_int, check_real
 
 __all__ = [
-    "basic_composition",
-    "advanced_composition",
-    "advanced_epsilon",
-    "advanced_delta",
-    "kairouz_composition",
-    "kairouz_epsilon",
-    "kairouz_delta",
+    "basic_composition", "advanced_composition", "advanced_epsilon", "advanced_delta",
+    "kairouz_composition", "kairouz_epsilon", "kairouz_delta",
 ]
 
 

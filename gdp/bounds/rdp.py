@@ -27,14 +27,8 @@ from ..families.gaussian import Gaussian
 from ..families.laplace_tradeoff import Laplace
 
 __all__ = [
-    "rdp_gaussian",
-    "rdp_laplace",
-    "rdp_randomized_response",
-    "rdp_sampled_gaussian",
-    "rdp_of",
-    "eps_from_rdp",
-    "delta_from_rdp",
-    "DEFAULT_ORDERS",
+    "rdp_gaussian", "rdp_laplace", "rdp_randomized_response", "rdp_sampled_gaussian", "rdp_of",
+    "eps_from_rdp", "delta_from_rdp", "DEFAULT_ORDERS",
 ]
 
 # ---------------------------------------------------------------------------

@@ -27,24 +27,10 @@ engine calls when it is imported.
 
 from __future__ import annotations
 
-from .callable import Callable1D, from_callable
-from .distributions import from_distributions
-from .piecewise import Identity, PiecewiseLinear, from_curve, from_privacy_profile, identity
-from .tradeoff import Bracketed, Group, Inverse, Symmetrized, TradeOff, register_engine
+from . import callable, distributions, piecewise, tradeoff
+from .callable import *
+from .distributions import *
+from .piecewise import *
+from .tradeoff import *
 
-__all__ = [
-    "TradeOff",
-    "Inverse",
-    "Symmetrized",
-    "Group",
-    "Bracketed",
-    "Identity",
-    "identity",
-    "PiecewiseLinear",
-    "Callable1D",
-    "from_callable",
-    "from_curve",
-    "from_distributions",
-    "from_privacy_profile",
-    "register_engine",
-]
+__all__ = [*callable.__all__, *distributions.__all__, *piecewise.__all__, *tradeoff.__all__]

@@ -109,36 +109,37 @@ Wutschitz, "Numerical Composition of Differential Privacy", NeurIPS 2021. Dong, 
 Stability of Numerical Algorithms", 2nd ed., SIAM 2002, §24.1.
 """
 
+from __future__ import annotations
 
-from .curves import LossCurve, curve_from_atoms, hull_min_curves, max_curves
-from .dispatch import compose, compose_power, compose_two_orders
-from .kov import kov_delta, kov_epsilon
-from .laws import Law, law_of
-from .numeric import compose_numeric
-from .randomized_response import RandomizedResponsePower, randomized_response_power
-from .result import Composition, GridInfo, LazyCurve
-from .settings import Accuracy, accuracy
-from .with_delta import WithDelta
+from . import (
+    curves,
+    dispatch,
+    kov,
+    laws,
+    numeric,
+    randomized_response,
+    result,
+    settings,
+    with_delta,
+)
+from .curves import *
+from .dispatch import *
+from .kov import *
+from .laws import *
+from .numeric import *
+from .randomized_response import *
+from .result import *
+from .settings import *
+from .with_delta import *
 
 __all__ = [
-    "Accuracy",
-    "accuracy",
-    "compose",
-    "compose_power",
-    "compose_two_orders",
-    "compose_numeric",
-    "LossCurve",
-    "curve_from_atoms",
-    "hull_min_curves",
-    "max_curves",
-    "Law",
-    "law_of",
-    "Composition",
-    "GridInfo",
-    "LazyCurve",
-    "WithDelta",
-    "RandomizedResponsePower",
-    "randomized_response_power",
-    "kov_delta",
-    "kov_epsilon",
+    *curves.__all__,
+    *dispatch.__all__,
+    *kov.__all__,
+    *laws.__all__,
+    *numeric.__all__,
+    *randomized_response.__all__,
+    *result.__all__,
+    *settings.__all__,
+    *with_delta.__all__,
 ]

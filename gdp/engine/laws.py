@@ -25,13 +25,7 @@ from ..families.gaussian import Gaussian
 from ..families.laplace_tradeoff import Laplace
 
 __all__ = [
-    "Law",
-    "norm_cells",
-    "GaussianLaw",
-    "LaplaceLaw",
-    "AtomicLaw",
-    "InverseLaw",
-    "GenericLaw",
+    "Law", "norm_cells", "GaussianLaw", "LaplaceLaw", "AtomicLaw", "InverseLaw", "GenericLaw",
     "law_of",
 ]
 

@@ -23,38 +23,9 @@ Imports: the ground floor and :mod:`gdp.core`.
 
 from __future__ import annotations
 
-from .epsdelta import EpsDelta, f_eps_delta
-from .gaussian import (
-    G_mu,
-    Gaussian,
-    compose_mu,
-    delta_from_mu,
-    eps_from_mu,
-    group_mu,
-    log_delta_from_mu,
-    mu_from_eps_delta,
-    mu_from_sigma,
-    sigma_classical,
-    sigma_from_eps_delta,
-    sigma_from_mu,
-)
-from .laplace_tradeoff import Laplace, laplace
+from . import epsdelta, gaussian, laplace_tradeoff
+from .epsdelta import *
+from .gaussian import *
+from .laplace_tradeoff import *
 
-__all__ = [
-    "G_mu",
-    "Gaussian",
-    "f_eps_delta",
-    "EpsDelta",
-    "laplace",
-    "Laplace",
-    "delta_from_mu",
-    "log_delta_from_mu",
-    "eps_from_mu",
-    "mu_from_eps_delta",
-    "mu_from_sigma",
-    "sigma_from_mu",
-    "sigma_from_eps_delta",
-    "sigma_classical",
-    "compose_mu",
-    "group_mu",
-]
+__all__ = [*epsdelta.__all__, *gaussian.__all__, *laplace_tradeoff.__all__]

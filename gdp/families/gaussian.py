@@ -30,17 +30,8 @@ from ..core.tradeoff import TradeOff
 from .gaussian_profile import _eps_from_mu, _log_delta, _mu_from_eps_delta, _ndtr_error
 
 __all__ = [
-    "Gaussian",
-    "G_mu",
-    "log_delta_from_mu",
-    "delta_from_mu",
-    "eps_from_mu",
-    "mu_from_eps_delta",
-    "mu_from_sigma",
-    "sigma_from_mu",
-    "sigma_from_eps_delta",
-    "sigma_classical",
-    "compose_mu",
+    "Gaussian", "G_mu", "log_delta_from_mu", "delta_from_mu", "eps_from_mu", "mu_from_eps_delta",
+    "mu_from_sigma", "sigma_from_mu", "sigma_from_eps_delta", "sigma_classical", "compose_mu",
     "group_mu",
 ]
 

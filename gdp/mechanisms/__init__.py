@@ -52,32 +52,22 @@ Dong, Durfee, Rogers, "Optimal Differential Privacy Composition for Exponential
 Mechanisms", ICML 2020.
 """
 
+from __future__ import annotations
 
-from . import sensitivity
-from .additive import Gaussian, Laplace
-from .auditing import AuditResult, audit
-from .base import Mechanism
-from .discrete import (
-    DiscreteGaussian,
-    DiscreteLaplace,
-    sample_discrete_gaussian,
-    sample_discrete_laplace,
-)
-from .randomized_response import RandomizedResponse
-from .selection import Exponential, ReportNoisyMax
+from . import additive, auditing, base, discrete, randomized_response, selection, sensitivity
+from .additive import *
+from .auditing import *
+from .base import *
+from .discrete import *
+from .randomized_response import *
+from .selection import *
 
 __all__ = [
-    "Mechanism",
-    "Gaussian",
-    "Laplace",
-    "RandomizedResponse",
-    "Exponential",
-    "ReportNoisyMax",
-    "DiscreteGaussian",
-    "DiscreteLaplace",
-    "sample_discrete_gaussian",
-    "sample_discrete_laplace",
+    *additive.__all__,
+    *auditing.__all__,
+    *base.__all__,
+    *discrete.__all__,
+    *randomized_response.__all__,
+    *selection.__all__,
     "sensitivity",
-    "audit",
-    "AuditResult",
 ]

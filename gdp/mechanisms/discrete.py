@@ -24,10 +24,7 @@ from ..core.tradeoff import TradeOff
 from .base import Mechanism, _as_rng, _beta, _div_up, _eps, _integer_values, _out
 
 __all__ = [
-    "sample_discrete_gaussian",
-    "sample_discrete_laplace",
-    "DiscreteGaussian",
-    "DiscreteLaplace",
+    "sample_discrete_gaussian", "sample_discrete_laplace", "DiscreteGaussian", "DiscreteLaplace",
 ]
 
 # ---------------------------------------------------------------------------

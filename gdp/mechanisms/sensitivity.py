@@ -49,18 +49,8 @@ import numpy as np
 from .._validation import as_real_array, check_int, check_real
 
 __all__ = [
-    "count",
-    "counts",
-    "histogram",
-    "clipped_sum",
-    "clipped_mean",
-    "clipped_vector_sum",
-    "vector",
-    "norm_bound",
-    "median_at_distance",
-    "median_local",
-    "median_smooth",
-    "NEIGHBOURING",
+    "count", "counts", "histogram", "clipped_sum", "clipped_mean", "clipped_vector_sum", "vector",
+    "norm_bound", "median_at_distance", "median_local", "median_smooth", "NEIGHBOURING",
 ]
 
 #: The neighbouring relations understood by this module.

@@ -27,24 +27,12 @@ DRS: J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS-B 84(1), 
 (Fig. 1-6 show the same kinds of picture).
 """
 
+from __future__ import annotations
 
-from .audit import plot_audit
-from .base import ALPHA_LABEL, BETA_LABEL, PlotData, mathtext, to_csv
-from .comparison import compare, compare_data
-from .curves import clt, curve_data, privacy_profile, profile_data, tradeoff
+from . import audit, base, comparison, curves
+from .audit import *
+from .base import *
+from .comparison import *
+from .curves import *
 
-__all__ = [
-    "PlotData",
-    "tradeoff",
-    "privacy_profile",
-    "compare",
-    "clt",
-    "curve_data",
-    "profile_data",
-    "compare_data",
-    "to_csv",
-    "mathtext",
-    "plot_audit",
-    "ALPHA_LABEL",
-    "BETA_LABEL",
-]
+__all__ = [*audit.__all__, *base.__all__, *comparison.__all__, *curves.__all__]

@@ -48,21 +48,10 @@ from . import curves as plot_curves
 from .comparison import compare as plot_compare
 
 __all__ = [
-    "FigureSpec",
-    "new_figure",
-    "draw_hypothesis_test",
-    "draw_f_dp",
-    "draw_f_eps_delta",
-    "draw_gaussian_family",
-    "draw_group_privacy",
-    "draw_privacy_profiles",
-    "draw_clt_randomized_response",
-    "draw_composition_bounds",
-    "draw_dpsgd",
-    "draw",
-    "draw_all",
-    "DPI",
-    "FIGURES",
+    "FigureSpec", "new_figure", "draw_hypothesis_test", "draw_f_dp", "draw_f_eps_delta",
+    "draw_gaussian_family", "draw_group_privacy", "draw_privacy_profiles",
+    "draw_clt_randomized_response", "draw_composition_bounds", "draw_dpsgd", "draw", "draw_all",
+    "DPI", "FIGURES",
 ]
 
 #: Default resolution of the PNG files (pixels per inch).

@@ -15,7 +15,8 @@ Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`, :mod:`gdp.engin
 
 from __future__ import annotations
 
-from .dp_sgd import dpsgd
-from .subsampling import PoissonSubsampled, Subsampled, poisson_subsample, subsample
+from . import dp_sgd, subsampling
+from .dp_sgd import *
+from .subsampling import *
 
-__all__ = ["dpsgd", "subsample", "poisson_subsample", "Subsampled", "PoissonSubsampled"]
+__all__ = [*dp_sgd.__all__, *subsampling.__all__]

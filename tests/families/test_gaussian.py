@@ -37,7 +37,7 @@ import gdp
 from gdp.core.tradeoff import Group
 from gdp.families.gaussian import Gaussian
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks" / "bench_gaussian_conversions.py"
 
 

@@ -28,8 +28,8 @@ from gdp.approx.central_limit import (
     _dense_grid,
     _rr_power,
 )
-from gdp.approx.functionals import _cumulants
 from gdp.approx.limits import GaussianDelta
+from gdp.approx.loss_moments import _cumulants
 from gdp.sampling.subsampling import subsample
 
 GRID = _dense_grid()
