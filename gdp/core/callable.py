@@ -33,14 +33,6 @@ class Callable1D(TradeOff):
     name: str = "f"
     symmetric: bool = False
 
-    @property
-    def is_symmetric(self):  # type: ignore[override]
-        return self.symmetric
-
-    @property
-    def label(self):
-        return self.name
-
     def _f(self, alpha):
         alpha = np.asarray(alpha, dtype=float)
         out = np.asarray(self.fn(alpha), dtype=float)

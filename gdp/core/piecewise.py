@@ -110,14 +110,6 @@ class PiecewiseLinear(TradeOff):
         object.__setattr__(self, "beta", b)
         object.__setattr__(self, "one_minus_beta", omb)
 
-    @property
-    def is_symmetric(self):  # type: ignore[override]
-        return self.symmetric
-
-    @property
-    def label(self):
-        return self.name
-
     def __repr__(self):
         return f"PiecewiseLinear(name={self.name!r}, vertices={self.alpha.size})"
 

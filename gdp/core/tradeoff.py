@@ -76,7 +76,9 @@ from .generic import (
     _symmetrized_profile,
 )
 
-__all__ = ["TradeOff", "Inverse", "Symmetrized", "Group", "Bracketed", "register_engine"]
+__all__ = [
+    "TradeOff", "Derived", "Inverse", "Symmetrized", "Group", "Bracketed", "register_engine",
+]
 
 _DOM_ATOL = 1e-15  # absolute float-noise slack of `dominates`
 
@@ -121,9 +123,6 @@ class TradeOff:
 
     __slots__ = ()
     __array_ufunc__ = None  # keep numpy from broadcasting its operators over us
-
-    #: True when ``f == f.inverse()``; families override.
-    is_symmetric: bool = False
 
     # ------------------------------------------------------------------ hooks
     def _f(self, alpha: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
@@ -171,9 +170,17 @@ class TradeOff:
         return Group(self, k)
 
     @property
+    def is_symmetric(self) -> bool:
+        """True when :math:`f = f^{-1}` (``delta`` then uses the one-order profile and
+        ``inverse()`` returns ``self``): the ``symmetric`` field of curves that carry one;
+        a family that is always symmetric sets ``is_symmetric = True``."""
+        return bool(getattr(self, "symmetric", False))
+
+    @property
     def label(self) -> str:
-        """A short LaTeX-safe name for legends, e.g. ``G_{1}``."""
-        return type(self).__name__
+        """A short LaTeX-safe name for legends, e.g. ``G_{1}``: the ``name`` field of curves
+        that carry one."""
+        return str(getattr(self, "name", type(self).__name__))
 
     # --------------------------------------------------------------- public API
     def __call__(self, alpha: Any) -> Any:
@@ -448,8 +455,18 @@ class Symmetrized(TradeOff):
         return _symmetrized_profile(self.base, np.asarray(eps, dtype=float))
 
 
+class Derived(TradeOff):
+    """A curve built from another, ``base``, and symmetric whenever ``base`` is."""
+
+    __slots__ = ()
+
+    @property
+    def is_symmetric(self):  # type: ignore[override]
+        return self.base.is_symmetric
+
+
 @dataclass(frozen=True, slots=True, eq=False)
-class Group(TradeOff):
+class Group(Derived):
     r"""Group privacy curve :math:`1-(1-f)^{\circ k}` (DRS Thm 2.14).
 
     Symmetric when ``base`` is: with :math:`u = 1-f` and :math:`R(x) = 1-x`, a symmetric
@@ -458,10 +475,6 @@ class Group(TradeOff):
 
     base: TradeOff
     k: int
-
-    @property
-    def is_symmetric(self):  # type: ignore[override]
-        return self.base.is_symmetric
 
     @property
     def label(self):
@@ -493,10 +506,6 @@ class Bracketed(TradeOff):
     @property
     def is_symmetric(self):  # type: ignore[override]
         return self.lower.is_symmetric and self.upper.is_symmetric
-
-    @property
-    def label(self):
-        return self.name
 
     def __repr__(self):
         return f"Bracketed(name={self.name!r}, lower={self.lower!r}, upper={self.upper!r})"

@@ -129,14 +129,6 @@ class LazyCurve(TradeOff):
             self._box.append(self.thunk())
         return self._box[0]
 
-    @property
-    def is_symmetric(self):  # type: ignore[override]
-        return self.symmetric
-
-    @property
-    def label(self):
-        return self.name
-
     def __repr__(self):
         state = "computed" if self._box else "not computed yet"
         return f"LazyCurve(name={self.name!r}, {state})"
@@ -283,29 +275,32 @@ class Composition(Bracketed):
                 sound=sound, other=_CurveProfile(up), info=self.info)
         return self._cache["sym"]
 
+    def _sides(self, question: str, x: np.ndarray, lo_nan: float, hi_nan: float,
+               hi_cap: float) -> tuple[np.ndarray, np.ndarray]:
+        """The optimistic and the sound answers to ``question`` (``"delta"`` or
+        ``"epsilon"``) at the flat ``x``, a NaN turned into the side's safe value, in
+        ``[0, hi_cap]`` and ordered."""
+        with np.errstate(all="ignore"):
+            lo = np.nan_to_num(getattr(self.other, question)(x), nan=lo_nan)
+            hi = np.nan_to_num(getattr(self.sound, question)(x), nan=hi_nan)
+        hi = np.clip(hi, 0.0, hi_cap)
+        return np.minimum(np.clip(lo, 0.0, hi_cap), hi), hi
+
     def delta_bounds(self, eps: Any) -> tuple[Any, Any]:
         """``(lower, upper)`` bounds on δ(ε) (ε ≥ 0); :meth:`delta` is the upper one."""
         if not self.symmetric:
             return self.symmetrize().delta_bounds(eps)
         e = _delta_arg(eps)
-        flat = e.reshape(-1)
-        with np.errstate(all="ignore"):
-            lo = np.clip(np.nan_to_num(self.other.delta(flat), nan=0.0), 0.0, 1.0)
-            hi = np.clip(np.nan_to_num(self.sound.delta(flat), nan=1.0), 0.0, 1.0)
-        return float_or_array(np.minimum(lo, hi), e.shape), float_or_array(hi, e.shape)
+        lo, hi = self._sides("delta", e.reshape(-1), 0.0, 1.0, 1.0)
+        return float_or_array(lo, e.shape), float_or_array(hi, e.shape)
 
     def epsilon_bounds(self, delta: Any) -> tuple[Any, Any]:
         """``(lower, upper)`` bounds on ε(δ); :meth:`epsilon` is the upper one."""
         if not self.symmetric:
             return self.symmetrize().epsilon_bounds(delta)
         d = _eps_arg(delta)
-        flat = d.reshape(-1)
-        with np.errstate(all="ignore"):
-            lo = np.nan_to_num(self.other.epsilon(flat), nan=0.0)
-            hi = np.nan_to_num(self.sound.epsilon(flat), nan=np.inf)
-        lo = np.maximum(lo, 0.0)
-        return (float_or_array(np.minimum(lo, hi), d.shape),
-                float_or_array(np.maximum(hi, 0.0), d.shape))
+        lo, hi = self._sides("epsilon", d.reshape(-1), 0.0, np.inf, np.inf)
+        return float_or_array(lo, d.shape), float_or_array(hi, d.shape)
 
 
 def _materialise(c: TradeOff) -> LossCurve:

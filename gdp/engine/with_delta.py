@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.piecewise import Identity
-from ..core.tradeoff import TradeOff
+from ..core.tradeoff import Derived, TradeOff
 from ..families.epsdelta import EpsDelta
 from .curves import LossCurve, curve_from_atoms
 from .laws import Law, law_of
@@ -52,7 +52,7 @@ class _WithDeltaLaw(Law):
 
 
 @dataclass(frozen=True, slots=True)
-class WithDelta(TradeOff):
+class WithDelta(Derived):
     r""":math:`h \otimes f_{0,\delta}`: the curve :math:`h` with an extra failure
     probability δ, :math:`(1-\delta)\,h(\alpha/(1-\delta))` (0 for :math:`\alpha > 1-\delta`).
 
@@ -71,10 +71,6 @@ class WithDelta(TradeOff):
 
     base: TradeOff
     delta_: float
-
-    @property
-    def is_symmetric(self):  # type: ignore[override]
-        return self.base.is_symmetric
 
     @property
     def label(self):
