@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import bisect_bracket
+from .._numerics import bisect_bracket, step_until
 from .._validation import check_int, check_real
 from ..approx.limits import noisy_sgd_mu
 from ..bounds.rdp import eps_from_rdp, rdp_sampled_gaussian
@@ -370,10 +370,8 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
                              "finite noise reaches it")
         s = _sigma_from_clt_mu(mu_t, q, t)
         # the closed form is exact up to rounding; step up until the CLT mu meets the target
-        for _ in range(64):
-            if _sgd_clt_mu(s, q, t) <= mu_t:
-                break
-            s = math.nextafter(s, math.inf) * (1 + 1e-15)
+        s = float(step_until(lambda x: _sgd_clt_mu(float(x), q, t) <= mu_t, s, np.inf,
+                             tries=64))
         mu_a = _sgd_clt_mu(s, q, t)
         achieved = mu_a if criterion == "mu" else float(eps_from_mu(mu_a, d))
         return Calibration(sigma=s, criterion=criterion, target=value, achieved=achieved,
@@ -439,12 +437,10 @@ def calibrate_gaussian(*, eps: float | None = None, delta: float | None = None,
             raise ValueError("`eps` must be positive for the Gaussian mechanism calibration "
                              "(use a mu target for eps = 0); got eps=0.0")
         sigma = float(sigma_from_eps_delta(s, value, d)) * root_k
+        # undo the rounding of sigma -> mu (a few ulps at most)
+        sigma = float(step_until(lambda x: eps_from_mu(root_k * s / x, d) <= value, sigma,
+                                 np.inf, tries=64))
         achieved = float(eps_from_mu(root_k * s / sigma, d))
-        for _ in range(64):  # undo the rounding of sigma -> mu (a few ulps at most)
-            if achieved <= value:
-                break
-            sigma *= 1.0 + 4 * np.finfo(float).eps
-            achieved = float(eps_from_mu(root_k * s / sigma, d))
         return Calibration(sigma=sigma, criterion=criterion, target=value, achieved=achieved,
                            delta=d, method="exact", kind="bound", sigma_lower=sigma,
                            notes="sigma = sqrt(k) sensitivity / mu(eps, delta) (Balle-Wang "

@@ -518,8 +518,8 @@ def kappa3(f: TradeOff, *, method: str = "auto") -> float:
     Examples
     --------
     >>> import gdp
-    >>> gdp.kappa3(gdp.f_eps_delta(0.5))
-    0.125
+    >>> gdp.kappa3(gdp.f_eps_delta(0.5)) == 0.5 ** 3
+    True
     """
     return functionals(f, method=method).kappa3
 

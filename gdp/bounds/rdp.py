@@ -109,9 +109,9 @@ def rdp_randomized_response(eps: float, orders: Any = None) -> np.ndarray:
 
     Examples
     --------
-    >>> import gdp
-    >>> round(float(gdp.rdp_randomized_response(1.0, [2])[0]), 6)
-    0.735326
+    >>> import gdp, numpy as np
+    >>> gdp.rdp_randomized_response(1.0, [2, 4]).round(6)
+    array([0.735326, 0.895883])
     """
     e = check_real("eps", eps, lo=0.0)
     o = _orders(orders)

@@ -28,13 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_real
-from ..core.tradeoff import TradeOff
+from .._numerics import step_until
+from .location import LocationFamily
 
 __all__ = ["Laplace", "laplace"]
 
 @dataclass(frozen=True, slots=True)
-class Laplace(TradeOff):
+class Laplace(LocationFamily):
     r""":math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`; construct with :func:`laplace`.
 
     Notes
@@ -50,16 +50,7 @@ class Laplace(TradeOff):
     :math:`S_0^{-1}\circ S_\mu` shifts by μ).
     """
 
-    mu: float
-
-    is_symmetric = True
-
-    def __post_init__(self):
-        object.__setattr__(self, "mu", check_real("mu", self.mu, lo=0.0, finite=False))
-
-    @property
-    def label(self):
-        return f"\\mathrm{{Lap}}_{{{self.mu:g}}}"
+    symbol = "\\mathrm{Lap}"
 
     def _f(self, alpha):
         a = np.asarray(alpha, dtype=float)
@@ -108,11 +99,7 @@ class Laplace(TradeOff):
             t = np.maximum(mu + 2.0 * np.log1p(-d), 0.0)
         t = np.where(d <= 0.0, mu, t)
         # rounding must not leave us on the unsafe side: step up until delta(t) <= target
-        for _ in range(8):
-            high = self._hockey(t) > d
-            if not high.any():
-                break
-            t = np.where(high, np.nextafter(np.nextafter(t, np.inf), np.inf), t)
+        t = step_until(lambda x: self._hockey(x) <= d, t, np.inf, tries=8)
         return np.where(self._hockey(t) <= d, t, mu)
 
     def _loss_sf(self, t):
@@ -132,13 +119,6 @@ class Laplace(TradeOff):
             v = 1.0 - 0.5 * np.exp((t - mu) / 2.0)
         return np.where(t < -mu, 1.0, np.where(t >= mu, 0.0, v))
 
-    def _group(self, k):
-        return Laplace(mu=k * self.mu)
-
-    def _dominates_exact(self, other):
-        if isinstance(other, Laplace):
-            return self.mu <= other.mu
-        return None
 
 
 _LOG2 = math.log(2.0)
@@ -165,10 +145,10 @@ def laplace(mu: float) -> Laplace:
 
     Examples
     --------
-    >>> import gdp
+    >>> import gdp, math
     >>> f = gdp.laplace(1.0)
-    >>> round(f(0.25), 6)
-    0.367879
+    >>> round(f(0.25), 12) == round(math.exp(-1) / (4 * 0.25), 12)     # the middle piece
+    True
     >>> round(f.delta(0.5), 6)
     0.221199
     >>> round(f.epsilon(0.1), 6)

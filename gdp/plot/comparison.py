@@ -174,11 +174,10 @@ def compare(records_or_data: Any, ax: Any = None, *, log_k: bool = True,
 
     Returns
     -------
-    Axes, or ``(Axes, PlotData)`` when ``return_data``.
+    As :func:`gdp.plot.tradeoff`.
 
     Examples
     --------
-    >>> import matplotlib; matplotlib.use("Agg")
     >>> import gdp.plot
     >>> ax = gdp.plot.compare({"k": [1, 10, 100], "basic": [0.1, 1.0, 10.0],
     ...                        "exact": [0.1, 0.6, 2.5]})

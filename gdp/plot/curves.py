@@ -116,7 +116,6 @@ def tradeoff(*fs: TradeOff, ax: Any = None, shade: bool = False, band: bool = Tr
 
     Examples
     --------
-    >>> import matplotlib; matplotlib.use("Agg")
     >>> import gdp, gdp.plot
     >>> ax = gdp.plot.tradeoff(gdp.G_mu(1.0), gdp.f_eps_delta(1.0, 1e-5))
     >>> ax.get_xlabel(), ax.get_ylabel()
@@ -218,11 +217,10 @@ def privacy_profile(*fs: TradeOff, eps: Any = None, ax: Any = None, log_delta: b
 
     Returns
     -------
-    Axes, or ``(Axes, PlotData)`` when ``return_data``.
+    As :func:`tradeoff`.
 
     Examples
     --------
-    >>> import matplotlib; matplotlib.use("Agg")
     >>> import gdp, gdp.plot
     >>> ax = gdp.plot.privacy_profile(gdp.G_mu(0.5), gdp.G_mu(1.0))
     >>> ax.get_yscale(), ax.get_xlabel()
@@ -289,7 +287,7 @@ def clt(fs: Sequence[TradeOff], ax: Any = None, *, exact: Any = True,
 
     Returns
     -------
-    Axes, or ``(Axes, PlotData)`` when ``return_data``.
+    As :func:`tradeoff`.
     """
     if isinstance(fs, TradeOff):
         raise TypeError("`fs` must be a sequence of TradeOffs (the factors); got a single "
