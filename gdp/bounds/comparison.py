@@ -183,12 +183,30 @@ def _split(groups: list[_Group]) -> tuple[list[_Group], list[_Group]]:
     return fixed, free
 
 
+#: the (ε at δ, δ at ε) functions of the non-basic classical rules
+_RULES = {"advanced": (advanced_epsilon, advanced_delta),
+          "kairouz": (kairouz_epsilon, kairouz_delta)}
+
+
+def _fixed_arrays(fixed: list[_Group]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ε_i, δ_i, count_i) of the mechanisms given as (ε, δ) pairs."""
+    return (np.array([g.fixed[0] for g in fixed]), np.array([g.fixed[1] for g in fixed]),
+            np.array([g.count for g in fixed], dtype=float))
+
+
+def _all_uses(fixed: tuple[np.ndarray, ...], free: list[_Group], eps_free: Any,
+              delta_free: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ε_i, δ_i, count_i) of every mechanism: the fixed ones, then the free ones at the
+    per-use (ε, δ) being tried."""
+    fe, fd, fk = fixed
+    return (np.concatenate([fe, eps_free]), np.concatenate([fd, delta_free]),
+            np.concatenate([fk, [g.count for g in free]]))
+
+
 def _classical_eps(groups: list[_Group], delta: float, rule: str) -> tuple[float, str]:
     """ε at total δ by a classical rule; free mechanisms get equal per-use δ_i."""
     fixed, free = _split(groups)
-    fe = np.array([g.fixed[0] for g in fixed])
-    fd = np.array([g.fixed[1] for g in fixed])
-    fk = np.array([g.count for g in fixed], dtype=float)
+    fe, fd, fk = _fixed_arrays(fixed)
     used = float(np.sum(fk * fd))
     m = sum(g.count for g in free)
     budget = delta - used
@@ -200,17 +218,14 @@ def _classical_eps(groups: list[_Group], delta: float, rule: str) -> tuple[float
         eps_free = [np.asarray(g.f.epsilon(di), dtype=float) for g in free]
         out = np.empty(theta.shape)
         for t in range(theta.size):
-            e = np.concatenate([fe, [ef[t] for ef in eps_free]])
-            d = np.concatenate([fd, np.full(len(free), di[t])])
-            kk = np.concatenate([fk, [g.count for g in free]])
+            e, d, kk = _all_uses((fe, fd, fk), free, [ef[t] for ef in eps_free],
+                                 np.full(len(free), di[t]))
             if not np.all(np.isfinite(e)):
                 out[t] = np.inf
             elif rule == "basic":
                 out[t] = np.inf if np.sum(kk * d) > delta * (1 + 1e-12) else np.sum(kk * e)
-            elif rule == "advanced":
-                out[t] = advanced_epsilon(e, d, kk, delta)
             else:
-                out[t] = kairouz_epsilon(e, d, kk, delta)
+                out[t] = _RULES[rule][0](e, d, kk, delta)
         return out
 
     if not free:
@@ -227,9 +242,7 @@ def _classical_eps(groups: list[_Group], delta: float, rule: str) -> tuple[float
 def _classical_delta(groups: list[_Group], eps: float, rule: str) -> tuple[float, str]:
     """δ at total ε by a classical rule; free mechanisms get equal per-use ε_i."""
     fixed, free = _split(groups)
-    fe = np.array([g.fixed[0] for g in fixed])
-    fd = np.array([g.fixed[1] for g in fixed])
-    fk = np.array([g.count for g in fixed], dtype=float)
+    fe, fd, fk = _fixed_arrays(fixed)
     m = sum(g.count for g in free)
     budget = eps - float(np.sum(fk * fe)) if rule == "basic" else eps
 
@@ -237,16 +250,13 @@ def _classical_delta(groups: list[_Group], eps: float, rule: str) -> tuple[float
         d_free = [np.asarray(g.f.delta(ei), dtype=float) for g in free]
         out = np.empty(ei.shape)
         for t in range(ei.size):
-            e = np.concatenate([fe, np.full(len(free), ei[t])])
-            d = np.concatenate([fd, [df[t] for df in d_free]])
-            kk = np.concatenate([fk, [g.count for g in free]])
+            e, d, kk = _all_uses((fe, fd, fk), free, np.full(len(free), ei[t]),
+                                 [df[t] for df in d_free])
             if rule == "basic":
                 out[t] = min(1.0, np.sum(kk * d)) if np.sum(kk * e) <= eps * (1 + 1e-12) \
                     else 1.0
-            elif rule == "advanced":
-                out[t] = advanced_delta(e, d, kk, eps)
             else:
-                out[t] = kairouz_delta(e, d, kk, eps)
+                out[t] = _RULES[rule][1](e, d, kk, eps)
         return out
 
     if not free:

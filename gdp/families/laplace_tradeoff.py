@@ -53,31 +53,28 @@ class Laplace(LocationFamily):
     symbol = "\\mathrm{Lap}"
 
     def _f(self, alpha):
-        a = np.asarray(alpha, dtype=float)
-        mu = self.mu
-        if math.isinf(mu):
-            return np.zeros_like(a)  # the curve 0 (no privacy)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            la = np.log(a)
-            left = 1.0 - np.exp(la + mu)  # 1 - e^mu a
-            mid = np.exp(-mu - math.log(4.0) - la)  # e^-mu / (4 a)
-            right = math.exp(-mu) * (1.0 - a)
-        # branch on log(a) against log(e^-mu / 2): no underflow of e^-mu for large mu
-        out = np.where(la < -mu - _LOG2, left, np.where(a <= 0.5, mid, right))
-        return np.where(a == 0, 1.0, out)
+        return self._pieces(alpha, one_minus=False)
 
     def _one_minus_f(self, alpha):
+        return self._pieces(alpha, one_minus=True)
+
+    def _pieces(self, alpha, *, one_minus: bool) -> np.ndarray:
+        """The three pieces of the curve (module docstring), or of 1 - f without
+        cancellation, chosen by log α against log(e^{-μ}/2), so e^{-μ} never underflows."""
         a = np.asarray(alpha, dtype=float)
         mu = self.mu
-        if math.isinf(mu):
-            return np.ones_like(a)
+        if math.isinf(mu):  # the curve 0 (no privacy)
+            return np.full(a.shape, 1.0 if one_minus else 0.0)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             la = np.log(a)
-            left = np.exp(la + mu)
-            mid = -np.expm1(-mu - math.log(4.0) - la)
-            right = -math.expm1(-mu) + math.exp(-mu) * a
-        out = np.where(la < -mu - _LOG2, left, np.where(a <= 0.5, mid, right))
-        return np.where(a == 0, 0.0, out)
+            e_left = np.exp(la + mu)  # e^mu a
+            log_mid = -mu - math.log(4.0) - la  # log(e^-mu / (4 a))
+            if one_minus:
+                pieces = (e_left, -np.expm1(log_mid), -math.expm1(-mu) + math.exp(-mu) * a)
+            else:
+                pieces = (1.0 - e_left, np.exp(log_mid), math.exp(-mu) * (1.0 - a))
+        out = np.where(la < -mu - _LOG2, pieces[0], np.where(a <= 0.5, *pieces[1:]))
+        return np.where(a == 0, 0.0 if one_minus else 1.0, out)
 
     def _hockey(self, eps):
         t = np.asarray(eps, dtype=float)
