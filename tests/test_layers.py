@@ -130,3 +130,17 @@ def test_the_floors_are_the_ones_the_package_docstring_lists():
     positions = [doc.index(f"``{p}``") for p in order]
     assert positions == sorted(positions)
     assert [FLOORS[p] for p in order] == sorted(FLOORS[p] for p in order)
+
+
+def test_import_gdp_loads_neither_matplotlib_nor_scipy_stats():
+    # a fresh interpreter: what `import gdp` pulls in (plots, scipy.stats, scipy.optimize and
+    # scipy.integrate are loaded on first use only, so that the import stays light)
+    import subprocess
+    import sys
+
+    code = ("import sys, gdp; print(sorted({m.split('.')[0] if m.startswith('matplotlib') "
+            "else '.'.join(m.split('.')[:2]) for m in sys.modules if m.startswith(("
+            "'matplotlib', 'scipy.stats', 'scipy.optimize', 'scipy.integrate'))}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={"PATH": "", "PYTHONPATH": str(ROOT.parent)})
+    assert out.stdout.strip() == "[]", out.stdout
