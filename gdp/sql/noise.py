@@ -87,8 +87,8 @@ def smooth_beta(eps: float, delta: float, dim: int = 1) -> float:
     >>> from gdp.sql.noise import smooth_beta
     >>> round(smooth_beta(1.0, 1e-8), 6)
     0.026159
-    >>> smooth_beta(1.0, 1e-8, dim=10) < smooth_beta(1.0, 1e-8) / 5
-    True
+    >>> round(smooth_beta(1.0, 1e-8, dim=10), 6)     # ten groups: smoother, more noise
+    0.012643
     """
     eps = check_real("eps", eps, lo=0.0, lo_open=True)
     delta = check_real("delta", delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
