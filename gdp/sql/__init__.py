@@ -19,8 +19,10 @@ Each query's curve goes into the session's accountant (:mod:`gdp.sql.ledger`, th
 toolkit's composition), which refuses a query that would exceed the budget before the
 database is touched.
 
-This subpackage needs the optional dependency sqlglot (``pip install
-"gdp-toolkit[sql]"``); ``import gdp`` does not load it (``gdp.sql`` is loaded on first use).
+``gdp.sql.example`` builds the small rides database of ``docs/sql.md``
+(``python -m gdp.sql.example rides.sqlite rides.toml`` writes it). This subpackage needs
+the optional dependency sqlglot (``pip install "gdp-toolkit[sql]"``); ``import gdp`` does
+not load it (``gdp.sql`` is loaded on first use).
 
 Examples
 --------
@@ -44,7 +46,7 @@ try:
 except ModuleNotFoundError as exc:  # pragma: no cover - the extra is not installed
     raise ModuleNotFoundError('gdp.sql needs sqlglot: pip install "gdp-toolkit[sql]"') from exc
 
-from . import backends, elastic, example, ledger, noise, query, schema, session
+from . import backends, elastic, ledger, noise, query, schema, session
 from .backends import *
 from .elastic import *
 from .ledger import *
@@ -55,5 +57,5 @@ from .session import *
 
 __all__ = [
     *backends.__all__, *elastic.__all__, *ledger.__all__, *noise.__all__, *query.__all__,
-    *schema.__all__, *session.__all__, "example",
+    *schema.__all__, *session.__all__,
 ]

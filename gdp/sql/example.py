@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -107,7 +108,9 @@ def rides(connection: Any = None, **kw: Any) -> Any:
 
 
 def write(path: str, schema_path: str | None = None, **kw: Any) -> None:
-    """Write the example to an SQLite file (and its schema to a TOML file)."""
+    """Write the example to a new SQLite file (and its schema to a TOML file)."""
+    if Path(path).exists():
+        raise ValueError(f"`path` must not exist (the example is written anew); got {path!r}")
     conn = sqlite3.connect(path)
     try:
         rides(conn, **kw)

@@ -47,7 +47,7 @@ from ..mechanisms import DiscreteGaussian, DiscreteLaplace
 from ..mechanisms.base import _as_rng
 from .backends import connect
 from .elastic import ElasticBound, Join, Select, Table, stability
-from .ledger import Accountant, Remaining
+from .ledger import Accountant, BudgetExceeded, Remaining
 from .noise import NOISES, SmoothLaplace, make_mechanism, smooth_beta
 from .query import ParsedQuery, UnsupportedQuery, parse, rewrite
 from .schema import Schema
@@ -453,7 +453,15 @@ class PrivateDatabase:
         the database is queried and with the budget unchanged.
         """
         plan = self._plan(sql, eps, delta, noise)
-        self.accountant.compose(plan.tradeoff)
+        try:
+            self.accountant.compose(plan.tradeoff)
+        except BudgetExceeded:
+            b = self.accountant.budget
+            left = (f", which allows at most a pure eps={self.remaining().eps:.4g} query now"
+                    if isinstance(b, tuple) else "")
+            raise BudgetExceeded(
+                f"query refused: spending (eps={plan.eps:g}, delta={plan.delta:g}) would exceed "
+                f"the budget {b!r}{left} (nothing was run or recorded)") from None
         self.log.append({"sql": sql, "eps": plan.eps, "delta": plan.delta,
                          "curves": [_spec(m) for _, m, _ in plan.releases]})
         return self._answer(plan, rng)
