@@ -327,16 +327,14 @@ class ElasticBound:
     stability: MaxPoly
     weight: float = 1.0
     rows_per_individual: int = 1
+    #: :math:`k \mapsto c\,\hat S_R^{(ck + c - 1)}` (before the weight)
+    polynomial: MaxPoly = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        check_real("weight", self.weight, lo=0.0)
-        check_int("rows_per_individual", self.rows_per_individual, lo=1)
-
-    @property
-    def polynomial(self) -> MaxPoly:
-        """:math:`k \\mapsto c\\,\\hat S_R^{(ck + c - 1)}` (before the weight)."""
-        c = self.rows_per_individual
-        return self.stability.shift(c, c - 1) * MaxPoly.const(c)
+        object.__setattr__(self, "weight", check_real("weight", self.weight, lo=0.0))
+        c = check_int("rows_per_individual", self.rows_per_individual, lo=1)
+        object.__setattr__(self, "polynomial",
+                           self.stability.shift(c, c - 1) * MaxPoly.const(c))
 
     def at(self, k: int) -> float:
         """:math:`\\hat S^{(k)}_{\\mathrm{ind}}` at individual-distance ``k`` (exact up to
