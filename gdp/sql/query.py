@@ -117,7 +117,10 @@ class _Resolver:
             raise _refuse(clause, f"table modifiers {sorted(extra)} are not supported "
                           "(schema-qualified names, samples, hints)")
         name = node.name.lower()
-        self.schema.table(name)
+        try:
+            self.schema.table(name)
+        except ValueError as exc:
+            raise _refuse(clause, str(exc)) from None
         alias_node = node.args.get("alias")
         if alias_node is not None and _set_args(alias_node) - {"this"}:
             raise _refuse(clause, "column aliases on a table are not supported")
@@ -297,6 +300,9 @@ def parse(sql: str, schema: Schema, columns: Any) -> ParsedQuery:
         node, name = (item.this, item.alias) if isinstance(item, exp.Alias) else (item, None)
         if isinstance(node, exp.Count | exp.Sum | exp.Avg):
             outputs.append(("agg", _aggregate(node, res, schema, name or node.sql())))
+        elif isinstance(node, exp.Star):
+            raise _refuse("SELECT", "* is not supported: rows are never released (aggregate "
+                          "them with COUNT, SUM or AVG)")
         elif isinstance(node, exp.Column):
             col = res.column(node, "SELECT")
             if col not in group_by:
