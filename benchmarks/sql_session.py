@@ -95,7 +95,8 @@ def markdown(answers, db):
         first = True
         for r in a.releases:
             if len(a.rows) == 1:
-                ans = f"{a.rows[0][-1]:.1f} [{a.intervals[0][0][0]:.1f}, {a.intervals[0][0][1]:.1f}]"
+                lo, hi = a.intervals[0][0]
+                ans = f"{a.rows[0][-1]:.1f} [{lo:.1f}, {hi:.1f}]"
             else:
                 ans = "; ".join(f"{row[0]}: {row[-1]:.0f}" for row in a.rows)
             lines.append(f"| {i if first else ''} | {('`' + sql + '`') if first else ''} | "
