@@ -17,27 +17,9 @@ import numpy as np
 
 import gdp
 from gdp.sql import PrivateDatabase, Spark, example
+from gdp.sql.example import SESSION
 
 BUDGET = (3.0, 1e-6)
-SESSION = [
-    ("SELECT COUNT(*) FROM trips", dict(eps=0.1)),
-    ("SELECT COUNT(*) FROM trips t JOIN drivers d ON t.driver_id = d.id "
-     "WHERE d.vehicle = 'electric'", dict(eps=0.1)),
-    ("SELECT d.vehicle, COUNT(*) FROM trips t JOIN drivers d ON t.driver_id = d.id "
-     "GROUP BY d.vehicle", dict(eps=0.1)),
-    ("SELECT city, COUNT(*) FROM trips GROUP BY city", dict(eps=0.1)),
-    ("SELECT AVG(fare) FROM trips WHERE hour BETWEEN 7 AND 9", dict(eps=0.2)),
-    ("SELECT SUM(distance) FROM trips t JOIN cities c ON t.city = c.name "
-     "WHERE c.region = 'IDF'", dict(eps=0.1)),
-    ("SELECT COUNT(*) FROM trips t1 JOIN trips t2 ON t1.driver_id = t2.driver_id",
-     dict(eps=0.2, delta=1e-8)),
-    ("SELECT COUNT(*) FROM trips t1 JOIN trips t2 ON t1.rider_id = t2.rider_id "
-     "WHERE t1.trip_id < t2.trip_id", dict(eps=0.2, delta=1e-8)),
-    ("SELECT c.region, COUNT(*) FROM trips t JOIN drivers d ON t.driver_id = d.id "
-     "JOIN cities c ON d.city = c.name GROUP BY c.region", dict(eps=0.1)),
-    ("SELECT COUNT(*) FROM trips WHERE fare > 30", dict(eps=0.1, noise="gaussian",
-                                                        delta=1e-8)),
-]
 
 
 def sqlite_db():
