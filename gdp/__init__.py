@@ -23,7 +23,8 @@ no modules import each other in a circle):
 6. ``approx``: functionals, the CLT, Edgeworth (labelled approximations);
 7. ``bounds``: classical, KOV, RDP bounds and the comparison tables;
 8. ``accounting``: calibration of the noise to a target;
-9. ``mechanisms``: mechanisms, sensitivities, the empirical auditor;
+9. ``mechanisms``: mechanisms, sensitivities, the empirical auditor; ``sql``: private SQL
+   with elastic sensitivity (optional extra ``[sql]``, loaded lazily);
 10. ``plot``: plots and the figures of the notes (matplotlib, loaded lazily);
 11. ``cli``: the ``gdp`` command.
 
@@ -75,19 +76,22 @@ __all__ = [
     "kl", "kappa2", "kappa3", "kappa3_bar", "functionals", "clt", "clt_limit",
     "eps_delta_limit", "noisy_sgd_mu", "edgeworth", "ApproximationWarning",
     # mechanisms, sensitivities, auditing, plots
-    "mechanisms", "sensitivity", "audit", "plot", "plot_audit",
+    "mechanisms", "sensitivity", "audit", "plot", "plot_audit", "sql",
 ]
 
 
 def __getattr__(name: str):
-    """Load :mod:`gdp.plot` on first use (PEP 562), so ``import gdp`` needs no matplotlib."""
-    if name in ("plot", "plot_audit"):
-        import importlib
+    """Load :mod:`gdp.plot` and :mod:`gdp.sql` on first use (PEP 562), so ``import gdp``
+    needs neither matplotlib nor sqlglot."""
+    import importlib
 
+    if name in ("plot", "plot_audit"):
         plot = importlib.import_module(".plot", __name__)
         return plot if name == "plot" else plot.plot_audit
+    if name == "sql":
+        return importlib.import_module(".sql", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), "plot", "plot_audit"})
+    return sorted({*globals(), "plot", "plot_audit", "sql"})

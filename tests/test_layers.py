@@ -26,6 +26,7 @@ FLOORS = {
     "bounds": 7,
     "accounting": 8,
     "mechanisms": 9,
+    "sql": 9,
     "plot": 10,
     "cli": 11,
     "__main__": 11,

@@ -51,6 +51,7 @@ from .commands import (
     _cmd_plot,
 )
 from .specs import _MECH_HELP, _float, _int
+from .sql import add_sql
 
 __all__ = ["build_parser", "main"]
 
@@ -184,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "DP-SGD accounting).")
     common(p, progress=True)
     p.set_defaults(func=_cmd_demo)
+    add_sql(sub, common)
     parser.set_defaults(_subparsers=subparsers)
     return parser
 
