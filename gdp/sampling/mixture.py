@@ -411,7 +411,7 @@ def mixture_gaussian(sigma: float, sensitivities: Sequence[float],
     >>> import gdp
     >>> f = gdp.mixture_gaussian(1.0, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01])
     >>> round(float(f.hockey_stick(1.0)), 6)
-    0.009826
+    0.003826
     """
     sigma = check_real("sigma", sigma, lo=0.0, lo_open=True)
     c = as_real_array("sensitivities", sensitivities, lo=0.0).reshape(-1)
