@@ -115,6 +115,15 @@ def _isf(kernel: str, tol: float) -> float:
     return -float(special.ndtri(tol)) if kernel == "gauss" else -math.log(2.0 * tol)
 
 
+def _root_bracket(fn, lo, hi, target):
+    """The final root bracket of ``fn(x, target)`` on ``[lo, hi]``; the search stops at an
+    exact zero, and then that end is the root (the bracket collapses onto it)."""
+    xl, xr, fl, fr = find_root_bracket(fn, lo, hi, args=(target,))
+    xl, xr = np.where(fr == 0, xr, xl), np.where(fl == 0, xl, xr)
+    fl, fr = np.where(fr == 0, fr, fl), np.where(fl == 0, fl, fr)
+    return xl, xr, fl, fr
+
+
 # ---------------------------------------------------------------------------
 # the pair
 # ---------------------------------------------------------------------------
@@ -223,10 +232,7 @@ class ShiftMixture(TradeOff):
             k = np.clip(np.searchsorted(lg, tm, side="right"), 1, grid.size - 1)
             lo, hi = grid[k - 1], grid[k]
             flat = lg[k] <= tm  # numerically flat top piece: the right end is the answer
-            xl_, xr_, fl, fr = find_root_bracket(lambda x, tt: self._loss(x) - tt, lo, hi,
-                                                 args=(tm,))
-            # the search stops at an exact zero: that end is the root
-            xl_, xr_ = np.where(fr == 0, xr_, xl_), np.where(fl == 0, xl_, xr_)
+            xl_, xr_, _, _ = _root_bracket(lambda x, tt: self._loss(x) - tt, lo, hi, tm)
             xl[mid] = np.where(flat, hi, np.minimum(xl_, xr_))
             xr[mid] = np.where(flat, hi, np.maximum(xl_, xr_))
         return xl, xr
@@ -285,7 +291,7 @@ class ShiftMixture(TradeOff):
                                             axis=-1)
                     return lsf - tgt
 
-                xl, xr, fl, fr = find_root_bracket(fn, lo - 1e-9, hi + 1e-9, args=(la,))
+                xl, xr, fl, fr = _root_bracket(fn, lo - 1e-9, hi + 1e-9, la)
                 out[need] = np.where(fl >= 0, xl, np.where(fr >= 0, xr, np.minimum(xl, xr)))
         return out.reshape(np.shape(alpha))
 
