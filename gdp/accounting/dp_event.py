@@ -222,10 +222,11 @@ def _sampled(ev: dict[str, Any], neighbours: str) -> TradeOff | Step | None:
 def _walk(ev: dict[str, Any], n: int, neighbours: str,
           out: list[tuple[TradeOff | Step, int]]) -> None:
     name = ev["class_name"]
-    if name == "NoOpDpEvent" or n == 0:
+    if name == "NoOpDpEvent":
         return
     if name == "NonPrivateDpEvent":
-        out.append((NON_PRIVATE, n))
+        if n > 0:
+            out.append((NON_PRIVATE, n))
     elif name == "SelfComposedDpEvent":
         _walk(ev["event"], n * ev["count"], neighbours, out)
     elif name == "ComposedDpEvent":
@@ -233,7 +234,7 @@ def _walk(ev: dict[str, Any], n: int, neighbours: str,
             _walk(e, n, neighbours, out)
     else:
         f = _sampled(ev, neighbours) if "event" in ev else _leaf(ev, neighbours)
-        if f is not None:
+        if f is not None and n > 0:  # a zero count is still read, so still checked
             out.append((f, n))
 
 

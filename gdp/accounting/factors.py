@@ -34,6 +34,7 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,7 @@ __all__ = ["Step", "NON_PRIVATE", "compose_factors", "factor_rdp", "sampling_key
 NON_PRIVATE: TradeOff = EpsDelta(eps=0.0, delta_=1.0)
 
 
+@cache
 def sampling_keywords() -> tuple[str, ...]:
     """The keywords of :func:`gdp.dpsgd` that describe a step's sampler or neighbours (all
     of its named keywords but ``sigma``, ``p``, ``steps``, ``phases``): none today; the

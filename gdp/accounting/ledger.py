@@ -51,10 +51,9 @@ Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`, :mod:`gdp.engin
 
 from __future__ import annotations
 
-import copy
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +64,7 @@ from ..approx.central_limit import clt
 from ..approx.limits import noisy_sgd_mu
 from ..bounds.rdp import eps_from_rdp
 from ..core.tradeoff import TradeOff
-from ..engine.settings import accuracy
+from ..engine.settings import Accuracy, accuracy
 from ..families.gaussian import Gaussian
 from ..sampling.dp_sgd import dpsgd
 from .budget import Budget, BudgetExceeded, make_budget
@@ -108,6 +107,15 @@ def _key(f: Step | TradeOff) -> Any:
         return ("h", f)
     except TypeError:
         return ("id", id(f))
+
+
+def _copy(x: Any) -> Any:
+    """A copy of nested dicts and lists; other leaves (numbers, curves) are immutable."""
+    if isinstance(x, dict):
+        return {k: _copy(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_copy(v) for v in x]
+    return x
 
 
 def _is_dp_event(x: Any) -> bool:
@@ -165,8 +173,12 @@ class Accountant:
                  neighbours: str = "add_remove", **accuracy_kw: Any):
         self._budget = make_budget(eps=eps, delta=delta, mu=mu, tradeoff=tradeoff)
         self._neighbours = _check_neighbours(neighbours)
-        self._rtol = accuracy(**accuracy_kw).rtol  # validates the keywords
-        self._accuracy = dict(accuracy_kw)
+        acc, default = accuracy(**accuracy_kw), Accuracy()  # validates the keywords
+        self._rtol = acc.rtol
+        # the settings that differ from the engine's defaults (rtol=1e-3 given or not is one
+        # and the same accountant)
+        self._accuracy = {k: getattr(acc, k) for k in accuracy_kw
+                          if getattr(acc, k) != getattr(default, k)}
         self._clear()
 
     def _clear(self) -> None:
@@ -218,7 +230,7 @@ class Accountant:
             rec["options"] = dict(opts)
         if schedule is not None:
             rec["schedule"] = schedule.to_dict()
-        self._add(rec, [(s, n)], what=f"{n} {s.label}" if n > 1 else s.label)
+        self._add(rec, [(s, n)], what=lambda: f"{n} {s.label}" if n > 1 else s.label)
 
     def compose(self, mechanism: Any, count: int = 1) -> Accountant:
         r"""Record ``count`` runs of a mechanism: a :class:`~gdp.TradeOff` (read as the curve
@@ -226,17 +238,17 @@ class Accountant:
         in both), anything with a ``.tradeoff`` (a :mod:`gdp.mechanisms` mechanism), or a
         dp-accounting ``DpEvent`` (or its dict form; :func:`gdp.from_dp_event`).
 
-        Returns the accountant (so calls chain, as dp-accounting's do). Raises :class:`BudgetExceeded` *before* recording when the
-        ledger with these runs would exceed the budget (the ledger is then unchanged), and
-        :class:`~gdp.UnsupportedEvent` for an event gdp cannot account.
+        Returns the accountant (so calls chain, as dp-accounting's do). Raises
+        :class:`BudgetExceeded` *before* recording when the ledger with these runs would
+        exceed the budget (the ledger is then unchanged), and :class:`~gdp.UnsupportedEvent`
+        for an event gdp cannot account.
         """
         n = check_int("count", count, lo=1)
         if _is_dp_event(mechanism):
             ev = dp_event_to_dict(mechanism)
             factors = dp_event_factors(ev, neighbours=self._neighbours, count=n)
             rec = {"kind": "event", "event": ev, "count": n}
-            what = f"{ev['class_name']} x {n}" if n > 1 else ev["class_name"]
-            self._add(rec, factors, what=what)
+            self._add(rec, factors, what=lambda: ev["class_name"] + (f" x {n}" if n > 1 else ""))
             return self
         label = None
         f = mechanism
@@ -250,12 +262,13 @@ class Accountant:
         spec = curve_to_spec(f)
         rec = {"kind": "tradeoff", "tradeoff": f if spec is None else spec, "count": n,
                "label": label or repr(f)}
-        self._add(rec, [(f, n)], what=rec["label"] + (f" x {n}" if n > 1 else ""))
+        self._add(rec, [(f, n)], what=lambda: rec["label"] + (f" x {n}" if n > 1 else ""))
         return self
 
     def _add(self, rec: dict[str, Any], factors: list[tuple[Step | TradeOff, int]], *,
-             what: str, check: bool = True) -> None:
-        """Admit (budget) and record; nothing changes when admission fails."""
+             what: Callable[[], str], check: bool = True) -> None:
+        """Admit (budget) and record; nothing changes when admission fails (``what`` names
+        the record in the refusal)."""
         groups = {k: [f, n] for k, (f, n) in self._groups.items()}
         added = []
         for f, n in factors:
@@ -289,29 +302,67 @@ class Accountant:
     def _compose(self, groups: dict[Any, list]) -> TradeOff:
         return compose_factors([(f, n) for f, n in groups.values()], **self._accuracy)
 
-    def _rdp_eps(self, groups: dict[Any, list]) -> float:
-        """Sound RDP ε at the budget's δ of a ledger (inf when a factor has no RDP)."""
+    def _rdp_total(self, groups: dict[Any, list]) -> np.ndarray | None:
+        """Rényi DP of a ledger, valid for both orders (None when a factor has none)."""
         total = 0.0
         for k, (f, n) in groups.items():
             r = self._rdp[k] if k in self._rdp else factor_rdp(f)
             if r is None:
-                return math.inf
+                return None
             total = total + n * r
-        return float(eps_from_rdp(total, self._budget.delta))
+        return total
 
-    def _admit(self, groups: dict[Any, list], added: list[Any], what: str) -> TradeOff | None:
+    def _rdp_eps(self, groups: dict[Any, list]) -> float:
+        """Sound RDP ε at the budget's δ of a ledger (inf when a factor has no RDP)."""
+        total = self._rdp_total(groups)
+        return math.inf if total is None else float(eps_from_rdp(total, self._budget.delta))
+
+    def _rdp_reach(self, groups: dict[Any, list], k: Any, inside: float) -> int:
+        """The largest multiplicity of factor ``k`` (the others as in ``groups``) whose RDP
+        ε is at most ``inside`` (RDP is linear in the multiplicity, the conversion monotone),
+        or 0 when there is no RDP or even the current one is over."""
+        total, r = self._rdp_total(groups), self._rdp.get(k)
+        if total is None or r is None:
+            return 0
+        n = groups[k][1]
+        base = total - n * r
+
+        def ok(m: int) -> bool:
+            return float(eps_from_rdp(base + m * r, self._budget.delta)) <= inside
+
+        if not ok(n):
+            return 0
+        hi = 2 * n
+        while ok(hi):
+            n, hi = hi, 2 * hi
+            if hi > 1 << 62:
+                return n
+        while hi - n > 1:
+            mid = (n + hi) // 2
+            n, hi = (mid, hi) if ok(mid) else (n, mid)
+        return n
+
+    def _admit(self, groups: dict[Any, list], added: list[Any],
+               what: Callable[[], str]) -> TradeOff | None:
         """Check the candidate ledger ``groups`` against the budget; returns its composed
         curve when it had to be computed (None when a certificate sufficed)."""
         b = self._budget
         if b.criterion == "epsilon":
             inside = b.eps * (1.0 - 10.0 * self._rtol)
-            if self._rdp_eps(groups) <= inside:
-                return None
-            if len(set(added)) == 1:
-                k = added[0]
-                n = groups[k][1]
+            single = added[0] if len(set(added)) == 1 else None
+            if single is not None:
+                k, n = single, groups[single][1]
                 if self._cert is not None and self._cert[0] == k and n <= self._cert[1]:
                     return None
+                if k not in self._rdp:
+                    self._rdp[k] = factor_rdp(groups[k][0])
+                reach = self._rdp_reach(groups, k, inside)
+                if reach >= n:
+                    self._cert = (k, reach)
+                    return None
+            elif self._rdp_eps(groups) <= inside:
+                return None
+            if single is not None:
                 look = self._look.get(k, max(1, n // 32))
                 if look > 0:
                     ahead = {**groups, k: [groups[k][0], n + look]}
@@ -326,9 +377,9 @@ class Accountant:
         would = float(h.epsilon(b.delta)) if b.criterion == "epsilon" else None
         why = (f": eps at delta={b.delta:g} would be {would:.6g} > {b.eps:g}"
                if would is not None else "")
-        raise BudgetExceeded(f"recording {what} would exceed the budget {b.describe()}{why}; "
-                             f"nothing was recorded ({self._count} mechanisms so far)",
-                             budget=b, attempted=what, would_be=would)
+        raise BudgetExceeded(f"recording {what()} would exceed the budget {b.describe()}{why};"
+                             f" nothing was recorded ({self._count} mechanisms so far)",
+                             budget=b, attempted=what(), would_be=would)
 
     # ------------------------------------------------------------------ answers
     def tradeoff(self) -> TradeOff:
@@ -418,7 +469,7 @@ class Accountant:
         "sample_rate", "steps"[, "options"][, "schedule"]}``, ``{"kind": "event", "event",
         "count"}`` or ``{"kind": "tradeoff", "tradeoff", "count", "label"}``; consecutive
         equal records are merged."""
-        return copy.deepcopy(self._records)
+        return _copy(self._records)
 
     @property
     def steps(self) -> int:
@@ -517,19 +568,19 @@ class Accountant:
             out = {"kind": "dpsgd", "noise_multiplier": s.sigma, "sample_rate": s.p,
                    "steps": n, **({"options": dict(opts)} if opts else {}),
                    **({"schedule": dict(sch)} if sch is not None else {})}
-            self._add(out, [(s, n)], what=s.label, check=False)
+            self._add(out, [(s, n)], what=lambda: s.label, check=False)
         elif kind == "event":
             n = check_int("count", rec["count"], lo=1)
             ev = dp_event_to_dict(rec["event"])
             self._add({"kind": "event", "event": ev, "count": n},
                       dp_event_factors(ev, neighbours=self._neighbours, count=n),
-                      what=ev["class_name"], check=False)
+                      what=lambda: ev["class_name"], check=False)
         else:
             n = check_int("count", rec["count"], lo=1)
             f = curve_from_spec(rec["tradeoff"])
             if not isinstance(rec["label"], str):
                 raise ValueError(f"label must be a string; got {rec['label']!r}")
-            self._add({**rec, "count": n}, [(f, n)], what=rec["label"], check=False)
+            self._add({**rec, "count": n}, [(f, n)], what=lambda: rec["label"], check=False)
 
     def _certified(self) -> bool:
         """Whether the whole ledger meets its budget (RDP certificate or the engine)."""
