@@ -158,9 +158,12 @@ def _load_ledger(path: str, neighbours: str | None) -> tuple[gdp.Accountant, str
 
 
 def _runs(acc: gdp.Accountant) -> list[str]:
-    """How the DP-SGD steps of a ledger were counted, one line per record kind."""
+    """How the DP-SGD steps (and DpEvents) of a ledger were counted, one line per kind."""
     lines = []
     for rec in acc.history:
+        if rec["kind"] == "event":
+            lines.append(f"{rec['event']['class_name']}: rates and counts as the event gives "
+                         "them (no epochs conversion)")
         if rec["kind"] != "dpsgd":
             continue
         sched = rec.get("schedule")
