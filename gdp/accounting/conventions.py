@@ -82,20 +82,13 @@ class Schedule:
         if self.convention == "steps":
             return f"p = {p:.6g} and steps = {t} as given (no epochs conversion)"
         per = round(1.0 / p)
-        if self.batch_size is None:
-            rate = f"p = {p:.6g} given"
-        elif self.convention == "opacus":
-            rate = f"p = 1/ceil(n/B) = 1/{per}"
-        else:
-            rate = f"p = B/n = {self.batch_size}/{self.dataset_size} = {p:.6g}"
-        if e is None:
-            count = f"steps = {t} given"
-        elif self.batch_size is None:
-            count = f"steps = ceil(epochs / p) = {t}"
-        elif self.convention == "opacus":
-            count = f"steps = epochs * ceil(n/B) = {e:g} * {per} = {t}"
-        else:
-            count = f"steps = ceil(epochs * n / B) = {t}"
+        how = "p" if self.batch_size is None else self.convention
+        rate = {"p": f"p = {p:.6g} given", "opacus": f"p = 1/ceil(n/B) = 1/{per}",
+                "tf": f"p = B/n = {self.batch_size}/{self.dataset_size} = {p:.6g}"}[how]
+        count = f"steps = {t} given" if e is None else {
+            "p": f"steps = ceil(epochs / p) = {t}",
+            "opacus": f"steps = epochs * ceil(n/B) = {e:g} * {per} = {t}",
+            "tf": f"steps = ceil(epochs * n / B) = {t}"}[how]
         name = "Opacus" if self.convention == "opacus" else "TF-privacy"
         return f"{name} convention: {rate}, {count}"
 

@@ -58,7 +58,7 @@ from ..core.tradeoff import TradeOff
 from ..families.gaussian import Gaussian
 from ..families.laplace_tradeoff import Laplace
 from ..sampling.subsampling import PoissonSubsampled, subsample
-from .factors import NON_PRIVATE, Step, compose_factors
+from .factors import NON_PRIVATE, Step, compose_factors, merge_factors
 
 __all__ = ["UnsupportedEvent", "NEIGHBOURS", "from_dp_event", "dp_event_to_dict",
            "dp_event_factors"]
@@ -247,16 +247,7 @@ def dp_event_factors(event: Any, *, neighbours: str = "add_remove",
     flat: list[tuple[TradeOff | Step, int]] = []
     _walk(_canon(event), c, nb, flat)
     merged: dict[Any, list] = {}
-    for f, n in flat:
-        try:
-            key: Any = ("h", f)
-            hash(key)
-        except TypeError:
-            key = ("id", id(f))
-        if key in merged:
-            merged[key][1] += n
-        else:
-            merged[key] = [f, n]
+    merge_factors(merged, flat)
     return [(f, n) for f, n in merged.values()]
 
 

@@ -43,13 +43,15 @@ from .._validation import check_real
 from ..bounds.rdp import DEFAULT_ORDERS, rdp_of, rdp_sampled_gaussian
 from ..core.piecewise import Identity
 from ..core.tradeoff import TradeOff
+from ..engine.dispatch import _key as factor_key
 from ..engine.dispatch import compose_two_orders
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian
 from ..sampling.dp_sgd import dpsgd
 from ..sampling.subsampling import PoissonSubsampled, subsample
 
-__all__ = ["Step", "NON_PRIVATE", "compose_factors", "factor_rdp", "sampling_keywords"]
+__all__ = ["Step", "NON_PRIVATE", "compose_factors", "factor_key", "merge_factors",
+           "factor_rdp", "sampling_keywords"]
 
 #: the zero curve :math:`f_{0,1}`: a mechanism with no privacy (ε = ∞)
 NON_PRIVATE: TradeOff = EpsDelta(eps=0.0, delta_=1.0)
@@ -92,6 +94,21 @@ class Step:
     def label(self) -> str:
         opts = "".join(f", {k}={v!r}" for k, v in self.options)
         return f"DP-SGD step (noise_multiplier={self.sigma:g}, sample_rate={self.p:g}{opts})"
+
+
+def merge_factors(groups: dict[Any, list], factors: list[tuple[Step | TradeOff, int]]
+                  ) -> list[Any]:
+    """Add ``[(factor, n), ...]`` to ``groups`` (``{key: [factor, multiplicity]}``, equal
+    factors merged, first-seen order); returns the keys added to."""
+    keys = []
+    for f, n in factors:
+        k = factor_key(f)
+        if k in groups:
+            groups[k][1] += n
+        else:
+            groups[k] = [f, n]
+        keys.append(k)
+    return keys
 
 
 def _is_non_private(f: Any) -> bool:

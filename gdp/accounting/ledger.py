@@ -70,7 +70,7 @@ from ..sampling.dp_sgd import dpsgd
 from .budget import Budget, BudgetExceeded, make_budget
 from .conventions import Schedule
 from .dp_event import _check_neighbours, dp_event_factors, dp_event_to_dict
-from .factors import Step, compose_factors, factor_rdp, sampling_keywords
+from .factors import Step, compose_factors, factor_rdp, merge_factors, sampling_keywords
 from .state import curve_from_spec, curve_to_spec, dumps, seal, unseal
 
 __all__ = ["Accountant", "GdpSummary"]
@@ -99,14 +99,6 @@ class GdpSummary:
     kind: str
     method: str
     gamma: float | None = None
-
-
-def _key(f: Step | TradeOff) -> Any:
-    try:
-        hash(f)
-        return ("h", f)
-    except TypeError:
-        return ("id", id(f))
 
 
 def _copy(x: Any) -> Any:
@@ -270,14 +262,7 @@ class Accountant:
         """Admit (budget) and record; nothing changes when admission fails (``what`` names
         the record in the refusal)."""
         groups = {k: [f, n] for k, (f, n) in self._groups.items()}
-        added = []
-        for f, n in factors:
-            k = _key(f)
-            if k in groups:
-                groups[k][1] += n
-            else:
-                groups[k] = [f, n]
-            added.append(k)
+        added = merge_factors(groups, factors)
         h = self._admit(groups, added, what) if check and self._budget else None
         # commit: nothing below can fail
         self._groups = groups
@@ -398,21 +383,20 @@ class Accountant:
         """δ at ε of the ledger (sound: never below the true value); vectorised."""
         return self.tradeoff().delta(eps)
 
+    def _bounds(self, what: str, x: Any) -> tuple[Any, Any]:
+        h = self.tradeoff()
+        if hasattr(h, what + "_bounds"):
+            return getattr(h, what + "_bounds")(x)
+        v = getattr(h, what)(x)  # a closed form: exact
+        return v, v
+
     def epsilon_bounds(self, delta: Any) -> tuple[Any, Any]:
         """``(lower, upper)`` bracket of the exact ε at δ (equal for closed forms)."""
-        h = self.tradeoff()
-        if hasattr(h, "epsilon_bounds"):
-            return h.epsilon_bounds(delta)
-        e = h.epsilon(delta)
-        return e, e
+        return self._bounds("epsilon", delta)
 
     def delta_bounds(self, eps: Any) -> tuple[Any, Any]:
         """``(lower, upper)`` bracket of the exact δ at ε (equal for closed forms)."""
-        h = self.tradeoff()
-        if hasattr(h, "delta_bounds"):
-            return h.delta_bounds(eps)
-        d = h.delta(eps)
-        return d, d
+        return self._bounds("delta", eps)
 
     def mu(self) -> GdpSummary:
         r"""A μ-GDP summary, labelled: ``"exact"`` when the composed curve is

@@ -12,20 +12,19 @@ from gdp.cli import build_parser, main
 
 
 def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+    """(exit status, stdout, stderr) of ``gdp argv``."""
+    status = main(list(argv))
+    return (status, *capsys.readouterr())
 
 
 def run_json(capsys, *argv):
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    return json.loads(out)
+    status, out, err = run(capsys, *argv, "--json")
+    return json.loads(out) if status == 0 else pytest.fail(err)
 
 
 def one_line_error(capsys, argv, match, status=2):
-    code, out, err = run(capsys, *argv)
-    assert code == status and out == "" and len(err.strip().splitlines()) == 1, err
+    got, out, err = run(capsys, *argv)
+    assert (got, out, len(err.strip().splitlines())) == (status, "", 1), err
     assert match in err, err
 
 
