@@ -9,14 +9,22 @@ A budget is met by a composed curve :math:`h` when
 * μ: :math:`h \ge G_\mu` everywhere (μ-GDP, checked on the sound curve);
 * a curve :math:`f`: :math:`h \ge f` (:meth:`gdp.TradeOff.dominates` on the sound curve).
 
-What is *spent* and *left* is said in the budget's own unit. For (ε, δ), spent is
-:math:`\varepsilon_h(\delta)` and left the gap :math:`\varepsilon - \varepsilon_h(\delta)`
-(ε does not add up under composition: the gap is not an ε one can spend on a new
-mechanism, only a distance to the limit). For μ, spent is the smallest :math:`\mu_h` with
-:math:`h \ge G_{\mu_h}` (bisection on the sound curve, upper end) and left is
-:math:`\sqrt{\mu^2 - \mu_h^2}`: a Gaussian mechanism :math:`G_{\mu'}` with :math:`\mu' \le`
-that still fits, since :math:`h \otimes G_{\mu'} \ge G_{\mu_h} \otimes G_{\mu'} =
-G_{\sqrt{\mu_h^2 + \mu'^2}}` (DRS Cor. 3.3). A curve budget has no scalar remainder.
+What is *spent* is said in the budget's own unit: :math:`\varepsilon_h(\delta)` for (ε, δ),
+the smallest :math:`\mu_h` with :math:`h \ge G_{\mu_h}` for μ (bisection on the sound
+curve, upper end). What is *left* (:class:`Remaining`) is what one more mechanism may still
+cost, so that it composes:
+
+* (ε, δ): the largest :math:`\varepsilon_r` such that one more pure
+  :math:`\varepsilon_r`-DP release (:math:`f_{\varepsilon_r,0}`) still fits,
+  :math:`h \otimes f_{\varepsilon_r,0}` meeting the budget (bisection on the sound check,
+  lower end: never over-stated), and the δ left at the budget's ε, :math:`\delta -
+  \delta_h(\varepsilon)`. (ε itself does not add up: the gap :math:`\varepsilon -
+  \varepsilon_h(\delta)` is not an ε one can spend.)
+* μ: :math:`\mu_r = \sqrt{\mu^2 - \mu_h^2}`, the μ of a Gaussian mechanism that still
+  fits, since :math:`h \otimes G_{\mu_r} \ge G_{\mu_h} \otimes G_{\mu_r} = G_\mu`
+  (DRS Cor. 3.3).
+* A curve budget has no single remainder (any :math:`g` with :math:`h \otimes g \ge f`
+  fits); ``remaining()`` refuses it.
 
 :class:`BudgetExceeded` (a ``ValueError``) is what an accountant raises, before recording,
 for a mechanism that would leave its budget unmet.
@@ -27,6 +35,7 @@ Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`, :mod:`gdp.accou
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,10 +44,34 @@ import numpy as np
 from .._numerics import bisect_bracket
 from .._validation import check_real
 from ..core.tradeoff import TradeOff
+from ..families.epsdelta import f_eps_delta
 from ..families.gaussian import G_mu, Gaussian
 from .state import curve_from_spec, curve_to_spec
 
-__all__ = ["Budget", "BudgetExceeded", "make_budget"]
+__all__ = ["Budget", "BudgetExceeded", "Remaining", "make_budget"]
+
+
+@dataclass(frozen=True, slots=True)
+class Remaining:
+    r"""What a budget still allows (module docstring).
+
+    Attributes
+    ----------
+    eps : float or None
+        (ε, δ) budget: the largest :math:`\varepsilon_r` of one more pure DP release that
+        fits (never over-stated).
+    delta : float or None
+        (ε, δ) budget: the δ left at the budget's ε.
+    mu : float or None
+        μ budget: the μ of one more Gaussian mechanism that fits.
+    tradeoff : TradeOff
+        The curve of that release: :math:`f_{\varepsilon_r,0}` or :math:`G_{\mu_r}`.
+    """
+
+    eps: float | None
+    delta: float | None
+    mu: float | None
+    tradeoff: TradeOff
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +131,30 @@ class Budget:
                                0.0, top, rtol=1e-7)
         return float(hi)
 
-    def remaining(self, h: TradeOff) -> float:
-        """What is left (module docstring): the ε gap, or :math:`\\sqrt{\\mu^2-\\mu_h^2}`;
-        never negative."""
-        s = self.spent(h)
-        if self.criterion == "epsilon":
-            return max(0.0, self.eps - s)
-        return math.sqrt(max(0.0, self.mu * self.mu - s * s))
+    def remaining(self, h: TradeOff, extend: Callable[[TradeOff], TradeOff]) -> Remaining:
+        """What is left (module docstring); ``extend(g)`` composes the ledger with one more
+        mechanism ``g``."""
+        if self.criterion == "mu":
+            s = self.spent(h)
+            mu_r = math.sqrt(max(0.0, self.mu * self.mu - s * s))
+            return Remaining(eps=None, delta=None, mu=mu_r, tradeoff=G_mu(mu_r))
+        if self.criterion == "tradeoff":
+            self.spent(h)  # refuses
+        left = max(0.0, self.delta - float(h.delta(self.eps)))
+
+        def fits(e: float) -> bool:
+            return self.met_by(extend(f_eps_delta(e)))
+
+        if self.eps == 0.0 or not self.met_by(h) or not fits(0.0):
+            eps_r = 0.0
+        elif fits(self.eps):
+            eps_r = self.eps
+        else:
+            lo, _ = bisect_bracket(lambda e: np.array([not fits(float(x)) for x in
+                                                       np.atleast_1d(e)]).reshape(np.shape(e)),
+                                   0.0, self.eps, rtol=1e-4)
+            eps_r = float(lo)
+        return Remaining(eps=eps_r, delta=left, mu=None, tradeoff=f_eps_delta(eps_r))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``{"eps": .., "delta": ..}``, ``{"mu": ..}`` or
@@ -140,17 +190,38 @@ class BudgetExceeded(ValueError):
         self.would_be = would_be
 
 
-def make_budget(*, eps: Any = None, delta: Any = None, mu: Any = None,
+def make_budget(budget: Any = None, *, eps: Any = None, delta: Any = None, mu: Any = None,
                 tradeoff: Any = None) -> Budget | None:
-    """A :class:`Budget` from exactly one target (``eps`` with ``delta``, ``mu`` or
-    ``tradeoff``), or None when none is given.
+    """A :class:`Budget` from one target — ``budget`` as ``(eps, delta)``, a μ > 0, a
+    :class:`~gdp.TradeOff` or a :class:`Budget`, or the keywords ``eps`` with ``delta``,
+    ``mu`` or ``tradeoff`` — or None when none is given.
 
     Examples
     --------
     >>> from gdp.accounting.budget import make_budget
     >>> make_budget(eps=3, delta=1e-5).describe()
     '(eps, delta) = (3, 1e-05)'
+    >>> make_budget((3, 1e-5)) == make_budget(eps=3, delta=1e-5)
+    True
     """
+    if budget is not None:
+        if any(v is not None for v in (eps, delta, mu, tradeoff)):
+            raise TypeError("give the budget either as `budget` or as the keywords `eps`/"
+                            "`delta`, `mu` or `tradeoff`, not both")
+        if isinstance(budget, Budget):
+            return budget
+        if isinstance(budget, tuple | list):
+            if len(budget) != 2:
+                raise ValueError(f"a `budget` sequence must be (eps, delta); got "
+                                 f"budget={budget!r}")
+            return make_budget(eps=budget[0], delta=budget[1])
+        if isinstance(budget, TradeOff):
+            return make_budget(tradeoff=budget)
+        try:
+            return Budget("mu", mu=check_real("budget", budget, lo=0.0, lo_open=True))
+        except TypeError:
+            raise TypeError("`budget` must be (eps, delta), a mu > 0, a TradeOff or a Budget; "
+                            f"got budget={budget!r}") from None
     given = [n for n, v in (("eps", eps), ("mu", mu), ("tradeoff", tradeoff)) if v is not None]
     if not given:
         if delta is not None:

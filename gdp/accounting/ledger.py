@@ -67,7 +67,7 @@ from ..core.tradeoff import TradeOff
 from ..engine.settings import Accuracy, accuracy
 from ..families.gaussian import Gaussian
 from ..sampling.dp_sgd import dpsgd
-from .budget import Budget, BudgetExceeded, make_budget
+from .budget import Budget, BudgetExceeded, Remaining, make_budget
 from .conventions import Schedule
 from .dp_event import _check_neighbours, dp_event_factors, dp_event_to_dict
 from .factors import Step, compose_factors, factor_rdp, merge_factors, sampling_keywords
@@ -120,6 +120,9 @@ class Accountant:
 
     Parameters
     ----------
+    budget : tuple, float, TradeOff or Budget, optional
+        The budget in one argument: ``(eps, delta)``, a μ > 0, or a curve (the same as the
+        keywords below, of which it excludes the use).
     eps, delta : float, optional
         An (ε, δ) budget: every record must keep the sound ε at ``delta`` at most ``eps``.
     mu : float, optional
@@ -138,7 +141,9 @@ class Accountant:
     The names and meanings below are stable (other parts of gdp build on them): ``step``,
     ``compose(x, count=1)`` (raises :class:`BudgetExceeded` *before* recording when the budget
     would be exceeded), ``epsilon(delta)``, ``delta(eps)``, ``tradeoff()``, ``spent()``,
-    ``remaining()``, ``budget``, ``history``, ``state_dict()``/``load_state_dict()``.
+    ``remaining()`` (a :class:`~gdp.accounting.budget.Remaining`), ``budget`` (a
+    :class:`~gdp.accounting.budget.Budget`), ``history``,
+    ``state_dict()``/``load_state_dict()``.
     Every answer is the engine's sound side: ε and δ never too small, the curve never too
     high (see the module docstring).
 
@@ -150,8 +155,8 @@ class Accountant:
     ...     acc.step(noise_multiplier=1.0, sample_rate=0.01)
     >>> acc.epsilon(1e-5) == gdp.dpsgd(sigma=1.0, p=0.01, steps=1000).epsilon(1e-5)
     True
-    >>> round(acc.remaining(), 3)
-    0.171
+    >>> round(acc.remaining().eps, 3)   # one more pure eps-DP release that still fits
+    0.245
     >>> acc.compose(gdp.G_mu(1.0))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -160,10 +165,11 @@ class Accountant:
     1000
     """
 
-    def __init__(self, *, eps: float | None = None, delta: float | None = None,
-                 mu: float | None = None, tradeoff: TradeOff | None = None,
-                 neighbours: str = "add_remove", **accuracy_kw: Any):
-        self._budget = make_budget(eps=eps, delta=delta, mu=mu, tradeoff=tradeoff)
+    def __init__(self, budget: Any = None, *, eps: float | None = None,
+                 delta: float | None = None, mu: float | None = None,
+                 tradeoff: TradeOff | None = None, neighbours: str = "add_remove",
+                 **accuracy_kw: Any):
+        self._budget = make_budget(budget, eps=eps, delta=delta, mu=mu, tradeoff=tradeoff)
         self._neighbours = _check_neighbours(neighbours)
         acc, default = accuracy(**accuracy_kw), Accuracy()  # validates the keywords
         self._rtol = acc.rtol
@@ -439,12 +445,17 @@ class Accountant:
         budget's δ, or the smallest μ with ``tradeoff() >= G_mu`` (never too small)."""
         return self._need_budget().spent(self.tradeoff())
 
-    def remaining(self) -> float:
-        r"""What is left of the budget (:mod:`gdp.accounting.budget`): for (ε, δ) the gap
-        ε − spent (ε does not add up: a distance to the limit, not an ε to spend); for μ
-        the :math:`\mu'` of a Gaussian mechanism that still fits,
-        :math:`\sqrt{\mu^2-\mu_{\text{spent}}^2}`. Never negative."""
-        return self._need_budget().remaining(self.tradeoff())
+    def remaining(self) -> Remaining:
+        r"""What is left of the budget, as one more mechanism that still fits
+        (:class:`~gdp.accounting.budget.Remaining`): for (ε, δ) the largest pure
+        :math:`\varepsilon_r` (``.eps``, never over-stated) and the δ left at the budget's
+        ε (``.delta``); for μ the :math:`\mu_r = \sqrt{\mu^2-\mu_{\text{spent}}^2}` of a
+        Gaussian mechanism (``.mu``); ``.tradeoff`` is that mechanism's curve. Refused for a
+        curve budget (no single remainder)."""
+        b = self._need_budget()
+        groups = list(self._groups.values())
+        return b.remaining(self.tradeoff(), lambda g: compose_factors(
+            [*groups, (g, 1)], **self._accuracy))
 
     # ------------------------------------------------------------------ bookkeeping
     @property

@@ -188,8 +188,11 @@ def _cmd_account(args: argparse.Namespace) -> int:
         "epsilon": [_eps_report(h, d) for d in deltas],
         "delta": [_delta_report(h, e) for e in epss], "runs": _runs(acc)}
     if acc.budget is not None and acc.budget.criterion != "tradeoff":
+        r = acc.remaining()
         res["budget"] = acc.budget.to_dict()
-        res["spent"], res["remaining"] = acc.spent(), acc.remaining()
+        res["spent"] = acc.spent()
+        res["remaining"] = ({"eps": r.eps, "delta": r.delta} if r.mu is None
+                            else {"mu": r.mu})
     if args.json:
         _emit_json(res)
         return 0
@@ -201,8 +204,10 @@ def _cmd_account(args: argparse.Namespace) -> int:
         print(f"  delta at eps = {_g(r['eps'])}: {_g(r['delta'])}  "
               f"{_bracket_text(r, 'delta')}")
     if "budget" in res:
-        print(f"  budget {acc.budget.describe()}: spent {_g(res['spent'])}, remaining "
-              f"{_g(res['remaining'])}")
+        r = res["remaining"]
+        left = (f"a pure eps = {_g(r['eps'])} release still fits, delta left at eps: "
+                f"{_g(r['delta'])}" if "eps" in r else f"a mu = {_g(r['mu'])} Gaussian still fits")
+        print(f"  budget {acc.budget.describe()}: spent {_g(res['spent'])}; {left}")
     for line in res["runs"]:
         print(f"  run: {line}")
     return 0

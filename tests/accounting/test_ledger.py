@@ -143,7 +143,7 @@ def test_filling_an_eps_budget_step_by_step_never_exceeds_it(engine_calls):
     assert e.value.would_be > budget
     assert acc.epsilon(1e-5) <= budget
     assert gdp.dpsgd(sigma=2.0, p=0.1, steps=n + 1).epsilon(1e-5) > budget
-    assert acc.steps == n and acc.remaining() == budget - acc.spent() >= 0
+    assert acc.steps == n and acc.spent() == acc.epsilon(1e-5)
     # most steps were admitted by certificates, not by the engine
     assert len(engine_calls) < n / 5
 
@@ -168,15 +168,30 @@ def test_the_reported_eps_stays_inside_the_budget_near_its_edge(rtol):
             assert acc.epsilon(1e-5) <= budget
 
 
+def test_eps_budget_remainder_is_a_release_that_still_fits():
+    acc = gdp.Accountant((2.0, 1e-6))  # the budget in one argument: (eps, delta)
+    acc.compose(gdp.laplace(0.8)).compose(gdp.G_mu(0.2))
+    r = acc.remaining()
+    assert r.tradeoff == gdp.f_eps_delta(r.eps) and r.mu is None
+    assert r.delta == 1e-6 - acc.delta(2.0) >= 0
+    before = acc.state_dict()
+    with pytest.raises(gdp.BudgetExceeded):  # a little more does not fit ...
+        acc.compose(gdp.f_eps_delta(r.eps * 1.001))
+    assert acc.state_dict() == before
+    acc.compose(r.tradeoff)  # ... the remainder does (never over-stated)
+    assert acc.remaining().eps < 1e-3 * r.eps
+
+
 def test_mu_budget_and_its_remainder():
     acc = gdp.Accountant(mu=1.0)
     acc.compose(gdp.G_mu(0.6))
-    assert_allclose(acc.remaining(), 0.8, rtol=1e-12)
-    assert acc.spent() == 0.6
+    assert_allclose(acc.remaining().mu, 0.8, rtol=1e-12)
+    assert acc.remaining().tradeoff == gdp.G_mu(acc.remaining().mu)
+    assert acc.spent() == 0.6 and gdp.Accountant(1.0).budget == acc.budget
     with pytest.raises(gdp.BudgetExceeded, match="budget mu = 1; nothing was recorded"):
         acc.compose(gdp.G_mu(0.81))
     acc.compose(gdp.G_mu(0.8))
-    assert acc.remaining() == 0.0
+    assert acc.remaining().mu == 0.0
     assert acc.tradeoff() == gdp.G_mu(1.0)
 
 
@@ -187,7 +202,7 @@ def test_mu_budget_with_a_numeric_curve_is_certified_from_above():
     h = acc.tradeoff()
     assert h.dominates(gdp.G_mu(spent))  # spent is a mu the curve really dominates
     assert not h.dominates(gdp.G_mu(spent * (1 - 1e-3)))
-    assert_allclose(acc.remaining(), math.sqrt(4.0 - spent**2), rtol=1e-12)
+    assert_allclose(acc.remaining().mu, math.sqrt(4.0 - spent**2), rtol=1e-12)
 
 
 def test_curve_budget():
@@ -268,6 +283,10 @@ def test_bad_input_is_refused_and_records_nothing(call, exc, match):
         ({"delta": 1e-5}, "`delta` goes with an `eps` budget"),
         ({"eps": 1.0, "delta": 1e-5, "mu": 1.0}, "give one budget"),
         ({"tradeoff": 0.5}, "`tradeoff` must be a TradeOff"),
+        ({"budget": (1.0, 1e-5), "mu": 1.0}, "either as `budget` or as the keywords"),
+        ({"budget": (1.0, 1e-5, 0.0)}, r"a `budget` sequence must be \(eps, delta\)"),
+        ({"budget": "big"}, "`budget` must be \\(eps, delta\\), a mu > 0"),
+        ({"budget": 0.0}, "`budget` must be a positive"),
         ({"neighbours": "swap"}, "`neighbours` must be one of"),
         ({"precision": 3}, r"unknown accuracy keyword\(s\) \['precision'\]"),
     ],
@@ -302,7 +321,7 @@ def test_state_round_trips_through_json():
     back = gdp.Accountant.from_json(text)
     assert back.state_dict() == acc.state_dict() == json.loads(text)
     assert answers(back.tradeoff()) == answers(acc.tradeoff())
-    assert back.remaining() == acc.remaining() and len(back) == len(acc)
+    assert back.spent() == acc.spent() and len(back) == len(acc)
     same = gdp.Accountant(eps=8.0, delta=1e-5, rtol=1e-3)
     same.load_state_dict(json.loads(text))
     assert same.state_dict() == acc.state_dict()

@@ -103,12 +103,15 @@ def test_account_reads_a_saved_ledger(tmp_path, capsys):
     assert res["source"] == "ledger" and res["steps"] == 470 and res["mechanisms"] == 471
     assert res["epsilon"][0]["eps"] == acc.epsilon(1e-5)
     assert res["epsilon"][0]["eps_lower"] <= res["epsilon"][0]["eps"]
-    assert res["remaining"] == acc.remaining() and res["budget"] == {"eps": 3.0, "delta": 1e-5}
+    r = acc.remaining()
+    assert res["remaining"] == {"eps": r.eps, "delta": r.delta}
+    assert res["budget"] == {"eps": 3.0, "delta": 1e-5} and res["spent"] == acc.spent()
     assert res["runs"] == ["Opacus convention: p = 1/ceil(n/B) = 1/235, steps = epochs * "
                            "ceil(n/B) = 2 * 235 = 470"]
     code, out, _ = run(capsys, "account", str(path))
     assert out.startswith("ledger: 471 mechanism(s), 470 DP-SGD step(s)")
-    assert "budget (eps, delta) = (3, 1e-05): spent" in out and "run: Opacus convention" in out
+    assert "budget (eps, delta) = (3, 1e-05): spent" in out and "release still fits" in out
+    assert "run: Opacus convention" in out
 
 
 def test_account_reads_a_dp_event(tmp_path, capsys):
@@ -156,7 +159,10 @@ def test_convert_several_deltas_and_pairs(capsys):
 def test_every_subcommand_takes_json(tmp_path, capsys):
     path = tmp_path / "ledger.json"
     path.write_text(gdp.Accountant().compose(gdp.G_mu(1.0)).to_json())
+    gdp.sql.example.write(str(tmp_path / "r.sqlite"), str(tmp_path / "r.toml"))
     argv = {
+        "sql": ["--db", str(tmp_path / "r.sqlite"), "--schema", str(tmp_path / "r.toml"),
+                "--eps", "0.5", "SELECT COUNT(*) FROM trips"],
         "convert": ["--mu", "1", "--delta", "1e-5"],
         "dpsgd": ["--sigma", "1", "--p", "0.1", "--steps", "3"],
         "calibrate": ["--mu", "1", "--p", "0.1", "--steps", "10", "--method", "clt"],
