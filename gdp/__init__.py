@@ -22,7 +22,9 @@ no modules import each other in a circle):
 5. ``sampling``: subsampling, Poisson subsampling, DP-SGD;
 6. ``approx``: functionals, the CLT, Edgeworth (labelled approximations);
 7. ``bounds``: classical, KOV, RDP bounds and the comparison tables;
-8. ``accounting``: calibration of the noise to a target;
+8. ``accounting``: calibration of the noise to a target, the accountant (a ledger with a
+   budget), epochs-to-steps conventions, dp-accounting ``DpEvent``\ s; its Opacus and
+   dp-accounting faces ``gdp.opacus`` and ``gdp.dpaccounting`` load on first use;
 9. ``mechanisms``: mechanisms, sensitivities, the empirical auditor; ``sql``: private SQL
    with elastic sensitivity (optional extra ``[sql]``, loaded lazily);
 10. ``plot``: plots and the figures of the notes (matplotlib, loaded lazily);
@@ -70,8 +72,9 @@ __all__ = [
     "kairouz_composition", "kairouz_epsilon", "kairouz_delta", "kov_delta", "kov_epsilon",
     "rdp_gaussian", "rdp_laplace", "rdp_randomized_response", "rdp_sampled_gaussian",
     "rdp_of", "eps_from_rdp", "delta_from_rdp", "compare", "epsilon_vs_k",
-    # calibration
-    "calibrate_sigma", "calibrate_dpsgd", "calibrate_gaussian",
+    # calibration, the accountant, conventions, DpEvents
+    "calibrate_sigma", "calibrate_dpsgd", "calibrate_gaussian", "Accountant", "BudgetExceeded",
+    "epochs_to_steps", "Schedule", "from_dp_event", "dp_event_to_dict", "UnsupportedEvent",
     # central limit theorem and Edgeworth (approximations)
     "kl", "kappa2", "kappa3", "kappa3_bar", "functionals", "clt", "clt_limit",
     "eps_delta_limit", "noisy_sgd_mu", "edgeworth", "ApproximationWarning",
@@ -80,18 +83,26 @@ __all__ = [
 ]
 
 
+#: modules loaded on first use: ``gdp.sql`` (needs sqlglot), ``gdp.opacus`` (Opacus's
+#: IAccountant; torch only if Opacus is installed), ``gdp.dpaccounting`` (dp-accounting's
+#: PrivacyAccountant; needs dp-accounting)
+_LAZY_MODULES = {"sql": ".sql", "opacus": ".accounting.opacus",
+                 "dpaccounting": ".accounting.dpaccounting"}
+
+
 def __getattr__(name: str):
-    """Load :mod:`gdp.plot` and :mod:`gdp.sql` on first use (PEP 562), so ``import gdp``
-    needs neither matplotlib nor sqlglot."""
+    """Load :mod:`gdp.plot`, :mod:`gdp.sql`, ``gdp.opacus`` and ``gdp.dpaccounting`` on first
+    use (PEP 562), so ``import gdp`` needs neither matplotlib, sqlglot, torch nor
+    dp-accounting."""
     import importlib
 
     if name in ("plot", "plot_audit"):
         plot = importlib.import_module(".plot", __name__)
         return plot if name == "plot" else plot.plot_audit
-    if name == "sql":
-        return importlib.import_module(".sql", __name__)
+    if name in _LAZY_MODULES:
+        return importlib.import_module(_LAZY_MODULES[name], __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), "plot", "plot_audit", "sql"})
+    return sorted({*globals(), "plot", "plot_audit", *_LAZY_MODULES})

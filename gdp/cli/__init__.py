@@ -41,6 +41,7 @@ from typing import Any, NoReturn
 
 import gdp
 
+from .accounting import add_account, add_calibrate, add_run_options
 from .commands import (
     _cmd_compare,
     _cmd_compose,
@@ -98,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sigma", type=_float, help="Gaussian noise std (mu = sensitivity/sigma)")
     p.add_argument("--sensitivity", type=_float, default=1.0,
                    help="l2 sensitivity for --sigma (default 1)")
-    p.add_argument("--eps", type=_float, help="epsilon >= 0")
-    p.add_argument("--delta", type=_float, help="delta in [0, 1]")
+    p.add_argument("--eps", type=_float, nargs="+", help="epsilon >= 0 (one or several)")
+    p.add_argument("--delta", type=_float, nargs="+", help="delta in [0, 1] (one or several)")
     common(p)
     p.set_defaults(func=_cmd_convert)
 
@@ -109,14 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "Gaussian with the same (eps, delta), and the CLT mu of Bu et al. for "
                        "comparison.")
     p.add_argument("--sigma", type=_float, required=True, help="noise multiplier")
-    p.add_argument("--p", type=_float, help="sampling rate (batch size / dataset size)")
-    p.add_argument("--batch-size", type=_int, help="expected batch size (with --dataset-size)")
-    p.add_argument("--dataset-size", type=_int, help="number of training examples")
-    p.add_argument("--steps", type=_int, help="number of steps")
-    p.add_argument("--epochs", type=_float, help="epochs (steps = ceil(epochs / p))")
+    add_run_options(p)
     p.add_argument("--delta", type=_float, default=1e-5, help="target delta (default 1e-5)")
     common(p, progress=True)
     p.set_defaults(func=_cmd_dpsgd)
+
+    add_calibrate(sub, common)
+    add_account(sub, common)
 
     p = sub.add_parser("compose", help="compose mechanisms, report eps / delta",
                        description="Compose mechanisms (tensor product; exact where a closed "
