@@ -293,10 +293,13 @@ class Accountant:
     def _compose(self, groups: dict[Any, list]) -> TradeOff:
         return compose_factors([(f, n) for f, n in groups.values()], **self._accuracy)
 
-    def _rdp_total(self, groups: dict[Any, list]) -> np.ndarray | None:
-        """Rényi DP of a ledger, valid for both orders (None when a factor has none)."""
+    def _rdp_total(self, groups: dict[Any, list], exclude: Any = None) -> np.ndarray | None:
+        """Rényi DP of a ledger, valid for both orders (None when a factor has none),
+        without the factor ``exclude`` when given."""
         total = 0.0
         for k, (f, n) in groups.items():
+            if k == exclude:
+                continue
             r = self._rdp[k] if k in self._rdp else factor_rdp(f)
             if r is None:
                 return None
@@ -312,11 +315,11 @@ class Accountant:
         """The largest multiplicity of factor ``k`` (the others as in ``groups``) whose RDP
         ε is at most ``inside`` (RDP is linear in the multiplicity, the conversion monotone),
         or 0 when there is no RDP or even the current one is over."""
-        total, r = self._rdp_total(groups), self._rdp.get(k)
-        if total is None or r is None:
+        # the others summed afresh (subtracting n r from the total is NaN where r is inf)
+        base, r = self._rdp_total(groups, exclude=k), self._rdp.get(k)
+        if base is None or r is None:
             return 0
         n = groups[k][1]
-        base = total - n * r
 
         def ok(m: int) -> bool:
             return float(eps_from_rdp(base + m * r, self._budget.delta)) <= inside
