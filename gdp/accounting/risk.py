@@ -140,6 +140,18 @@ def _gaussian_mu(criterion: str, target: float, fpr: float | None) -> float:
     return 2.0 * float(special.ndtri(0.5 * (1.0 + target)))
 
 
+def _sgd_setup(p: Any, tpr: Any, fpr: Any, adv: Any, accuracy: Any
+               ) -> tuple[float, str, float, float | None, dict[str, Any], float]:
+    """Validated DP-SGD arguments: rate, target, engine keywords and the target's G_μ."""
+    q = check_real("p", p, lo=0.0, hi=1.0, lo_open=True)
+    criterion, target, a = _risk_target(tpr, fpr, adv)
+    if accuracy is not None and not isinstance(accuracy, Mapping):
+        raise TypeError(f"`accuracy` must be a dict of numeric-engine keywords; got "
+                        f"accuracy={accuracy!r}")
+    mu = _gaussian_mu(criterion, target, a if a is None or a > 0 else 5e-324)
+    return q, criterion, target, a, dict(accuracy or {}), mu
+
+
 def calibrate_gaussian_risk(*, tpr: float | None = None, fpr: float | None = None,
                             advantage: float | None = None, sensitivity: float = 1.0,
                             k: int = 1) -> RiskCalibration:
@@ -263,14 +275,8 @@ def calibrate_dpsgd_risk(*, p: float, steps: int, tpr: float | None = None,
     >>> round(c.sigma, 3), c.achieved <= 0.01, c.steps
     (0.754, True, 1000)
     """
-    q = check_real("p", p, lo=0.0, hi=1.0, lo_open=True)
     t = check_int("steps", steps, lo=1)
-    criterion, target, a = _risk_target(tpr, fpr, advantage)
-    if accuracy is not None and not isinstance(accuracy, Mapping):
-        raise TypeError(f"`accuracy` must be a dict of numeric-engine keywords; got "
-                        f"accuracy={accuracy!r}")
-    acc = dict(accuracy or {})
-    mu = _gaussian_mu(criterion, target, a if a is None or a > 0 else 5e-324)
+    q, criterion, target, a, acc, mu = _sgd_setup(p, tpr, fpr, advantage, accuracy)
     start = _sigma_from_clt_mu(mu, q, t) if math.isfinite(mu) else 1e-3
     res = calibrate_risk(lambda s: dpsgd(sigma=s, p=q, steps=t, **acc), tpr=tpr, fpr=fpr,
                          advantage=advantage, sigma_start=start, rtol=rtol)
@@ -301,13 +307,8 @@ def max_steps(*, sigma: float, p: float, tpr: float | None = None, fpr: float | 
     (383, 384.0, True)
     """
     s = check_real("sigma", sigma, lo=0.0, lo_open=True)
-    q = check_real("p", p, lo=0.0, hi=1.0, lo_open=True)
     tmax = check_int("steps_max", steps_max, lo=1)
-    criterion, target, a = _risk_target(tpr, fpr, advantage)
-    if accuracy is not None and not isinstance(accuracy, Mapping):
-        raise TypeError(f"`accuracy` must be a dict of numeric-engine keywords; got "
-                        f"accuracy={accuracy!r}")
-    acc = dict(accuracy or {})
+    q, criterion, target, a, acc, mu = _sgd_setup(p, tpr, fpr, advantage, accuracy)
     seen: dict[int, tuple[bool, TradeOff]] = {}
 
     def ok(n: int) -> bool:
@@ -320,7 +321,6 @@ def max_steps(*, sigma: float, p: float, tpr: float | None = None, fpr: float | 
         raise ValueError(f"one step at sigma={s:g}, p={q:g} already exceeds the target; use "
                          "more noise or a smaller sampling rate")
     # first guess: the CLT's mu = p sqrt(T (e^{1/sigma^2} - 1)) at the target's mu
-    mu = _gaussian_mu(criterion, target, a if a is None or a > 0 else 5e-324)
     per_step = float(noisy_sgd_mu(s, q, 1)) ** 2
     guess = int(min(tmax, max(1, (mu * mu / per_step) if math.isfinite(mu) else tmax)))
     lo, hi = 1, math.inf  # ok(lo) holds; ok(hi) fails
