@@ -8,6 +8,9 @@ Modules
 ``tuning_privacy``
     Hyperparameter tuning: the curve of "train K times (K random), release the best run"
     (:func:`tuning`), the RDP bounds it is compared with, and :func:`compare_tuning`.
+``filters``
+    Privacy filters and odometers for fully adaptive composition of certified μ-GDP
+    mechanisms (Smith–Thakurta).
 ``attack_risk``, ``risk``
     Attack risk from a curve (TPR at FPR, advantage, Bayes success, reconstruction,
     Gaussian fit) and calibration to a risk target; exposed as the module ``gdp.risk``.
@@ -17,8 +20,9 @@ Imports: every layer below (core, families, engine, sampling, approx, bounds).
 
 from __future__ import annotations
 
-from . import calibrate, risk, tuning_privacy
+from . import calibrate, filters, risk, tuning_privacy
 from .calibrate import *
+from .filters import *
 from .tuning_privacy import *
 
-__all__ = [*calibrate.__all__, *tuning_privacy.__all__, "risk"]
+__all__ = [*calibrate.__all__, *filters.__all__, *tuning_privacy.__all__, "risk"]
