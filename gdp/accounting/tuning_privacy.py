@@ -355,6 +355,11 @@ def _as_piecewise(f: TradeOff) -> PiecewiseLinear:
 class Tuning(Delegating):
     r"""The curve of a tuned release (:func:`tuning`): the maximum of the valid bounds.
 
+    Every question is answered with :attr:`curve`, except that :meth:`~gdp.TradeOff.delta`
+    and :meth:`~gdp.TradeOff.epsilon` also take the sharp conversion of :attr:`rdp` at the
+    very ε or δ asked (both statements are valid, so is the smaller), which makes them
+    never looser than the RDP accounting at any δ.
+
     Attributes
     ----------
     base : TradeOff
@@ -384,6 +389,25 @@ class Tuning(Delegating):
 
     def _target(self) -> TradeOff:
         return self.curve
+
+    # (epsilon, delta) questions also take the RDP bound's own conversion, so that they are
+    # never looser than it at any delta (the curve holds its lines at 3001 values of delta)
+    def _hockey(self, eps):
+        eps = np.asarray(eps, dtype=float)
+        out = np.asarray(self.curve._hockey(eps), dtype=float)
+        if self.rdp is not None and np.any(np.isfinite(self.rdp)) and np.any(eps >= 0):
+            pos = eps >= 0
+            rd = np.asarray(delta_from_rdp(self.rdp, eps[pos], self.orders), dtype=float)
+            out = out.copy()
+            out[pos] = np.minimum(out[pos], rd.reshape(-1))
+        return out
+
+    def _epsilon(self, delta):
+        out = np.asarray(self.curve._epsilon(delta), dtype=float)
+        if self.rdp is not None and np.any(np.isfinite(self.rdp)):
+            rd = np.asarray(eps_from_rdp(self.rdp, delta, self.orders), dtype=float)
+            out = np.minimum(out, rd.reshape(out.shape))
+        return out
 
 
 def tuning(base: TradeOff, runs: RunCount, *, rdp: Any = None, orders: Any = None

@@ -84,7 +84,9 @@ def test_never_looser_than_the_rdp_bound(name):
     h = tuned(name)
     for d in (1e-3, 1e-5, 1e-8):
         rdp_eps = gdp.eps_from_rdp(h.rdp, d, h.orders)
-        assert h.epsilon(d) <= rdp_eps * (1 + 1e-4)  # the sharp lines, up to their delta grid
+        assert h.epsilon(d) <= rdp_eps
+        assert h.curve.epsilon(d) <= rdp_eps * (1 + 1e-4)  # the lines, up to their delta grid
+        assert h.delta(rdp_eps) <= gdp.delta_from_rdp(h.rdp, rdp_eps, h.orders)
     # and the profile bound alone is tighter than the RDP bound for these laws at 1e-5
     if h.runs.kind == "tnb":
         assert h.profile.epsilon(1e-5) < gdp.eps_from_rdp(h.rdp, 1e-5, h.orders) - 0.5
