@@ -28,10 +28,10 @@ costs, not who is faster at one job.
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import numpy as np
+from bench_composition import _best  # best-of-n timing, shared by the benchmarks
 
 import gdp
 
@@ -40,15 +40,6 @@ with warnings.catch_warnings():
     import dp_accounting
     from dp_accounting import dp_event
     from dp_accounting.rdp import rdp_privacy_accountant as rdp_acc
-
-
-def best_of(fn, n: int = 3) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(n):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def dpa_sgd_eps(sigma: float, p: float, steps: int) -> float:
@@ -77,17 +68,17 @@ def main() -> None:
     sigma, p, steps = 1.0, 0.01, 1000 if not args.quick else 100
     rows = []
 
-    t_h, h = best_of(lambda: gdp.dpsgd(sigma=sigma, p=p, steps=steps), n)
-    t_r, risks = best_of(lambda: (gdp.risk.tpr_at_fpr(h, 1e-3), gdp.risk.advantage(h)), n)
-    t_d, e_dpa = best_of(lambda: dpa_sgd_eps(sigma, p, steps), n)
+    t_h, h = _best(lambda: gdp.dpsgd(sigma=sigma, p=p, steps=steps), n)
+    t_r, risks = _best(lambda: (gdp.risk.tpr_at_fpr(h, 1e-3), gdp.risk.advantage(h)), n)
+    t_d, e_dpa = _best(lambda: dpa_sgd_eps(sigma, p, steps), n)
     rows.append(("DP-SGD curve + risks", t_h + t_r, t_d,
                  f"TPR@1e-3 {risks[0]:.4g}, adv {risks[1]:.4g}, eps {h.epsilon(1e-5):.4f} "
                  f"(dp-acc PLD eps {e_dpa:.4f})"))
 
     orders = np.arange(2, 65)
     r = steps * gdp.rdp_sampled_gaussian(sigma, p, orders)
-    t_c, f = best_of(lambda: gdp.from_rdp(r, orders), n)
-    t_d, e_rdp = best_of(lambda: dpa_rdp_eps(sigma, p, steps, orders), n)
+    t_c, f = _best(lambda: gdp.from_rdp(r, orders), n)
+    t_d, e_rdp = _best(lambda: dpa_rdp_eps(sigma, p, steps, orders), n)
     rows.append(("RDP -> curve", t_c, t_d,
                  f"eps curve {f.epsilon(1e-5):.4f}, sharp {gdp.eps_from_rdp(r, 1e-5, orders):.4f},"
                  f" classical {gdp.eps_from_rdp(r, 1e-5, orders, conversion='classical'):.4f},"
@@ -96,8 +87,8 @@ def main() -> None:
 
     for name, runs, shape in (("geometric(10)", gdp.geometric_runs(10), 1.0),
                               ("poisson(10)", gdp.poisson_runs(10.0), np.inf)):
-        t_t, tuned = best_of(lambda runs=runs: gdp.tuning(gdp.G_mu(1.0), runs), n)
-        t_d, e_ps = best_of(lambda shape=shape: dpa_tuning_eps(10.0, shape), n)
+        t_t, tuned = _best(lambda runs=runs: gdp.tuning(gdp.G_mu(1.0), runs), n)
+        t_d, e_ps = _best(lambda shape=shape: dpa_tuning_eps(10.0, shape), n)
         rows.append((f"tuning {name}", t_t, t_d,
                      f"eps one run {gdp.G_mu(1.0).epsilon(1e-5):.4f}, gdp "
                      f"{tuned.epsilon(1e-5):.4f} (profile bound "
@@ -105,7 +96,7 @@ def main() -> None:
                      f"{gdp.eps_from_rdp(tuned.rdp, 1e-5, tuned.orders):.4f},"
                      f" RDP (dp-acc) {e_ps:.4f}"))
 
-    t_a, audit = best_of(lambda: gdp.audit_one_run(correct=190, guesses=200, canaries=1000,
+    t_a, audit = _best(lambda: gdp.audit_one_run(correct=190, guesses=200, canaries=1000,
                                                    tradeoff=gdp.G_mu(1.0)), n)
     rows.append(("one-run audit", t_a, float("nan"),
                  f"violation {audit.violation}, mu_lower {audit.mu_lower:.4f}, "

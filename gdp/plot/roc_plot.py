@@ -27,7 +27,15 @@ import numpy as np
 from .._validation import as_real_array, check_int, check_real
 from ..accounting.attack_risk import tpr_at_fpr
 from ..core.tradeoff import TradeOff
-from .base import PlotData, _bracket, _check_curves, _labels, _new_axes, mathtext
+from .base import (
+    PlotData,
+    _bracket,
+    _check_curves,
+    _labels,
+    _line_with_band,
+    _new_axes,
+    mathtext,
+)
 from .curves import _is_bracket_col
 
 __all__ = ["roc_data", "roc"]
@@ -102,7 +110,8 @@ def roc(*fs: TradeOff, ax: Any = None, log: bool = True, fpr_min: float = 1e-6, 
 
     Returns
     -------
-    Axes, or ``(Axes, PlotData)`` when ``return_data``.
+    The matplotlib Axes, with the :class:`PlotData` of :func:`roc_data` when
+    ``return_data``.
 
     Examples
     --------
@@ -117,22 +126,11 @@ def roc(*fs: TradeOff, ax: Any = None, log: bool = True, fpr_min: float = 1e-6, 
     if chance:
         ax.plot(x, x, ls="--", lw=1.0, color="0.45", zorder=1, label="chance (TPR = FPR)")
     for name in [c for c in data.columns if not _is_bracket_col(c, data.columns)]:
-        shown = name if labels is not None else mathtext(name)
-        (line,) = ax.plot(x, data.columns[name], label=shown, zorder=3, **{"lw": 1.8, **kw})
-        if band and f"{name} lower" in data.columns:
-            ax.fill_between(x, data.columns[f"{name} lower"], data.columns[f"{name} upper"],
-                            color=line.get_color(), alpha=0.3, lw=0, zorder=2)
-    if log:
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(x[0], 1.0)
-        ax.set_ylim(x[0], 1.0)
-    else:
-        ax.set_xlim(0.0, 1.0)
-        ax.set_ylim(0.0, 1.0)
+        _line_with_band(ax, x, data, name, name if labels is not None else mathtext(name), band,
+                        kw)
+    scale, lim = ("log", (x[0], 1.0)) if log else ("linear", (0.0, 1.0))
+    ax.set(xscale=scale, yscale=scale, xlim=lim, ylim=lim, xlabel=FPR_LABEL, ylabel=TPR_LABEL)
     ax.set_box_aspect(1)
-    ax.set_xlabel(FPR_LABEL)
-    ax.set_ylabel(TPR_LABEL)
     ax.grid(True, lw=0.4, alpha=0.5)
     if legend:
         ax.legend(loc="lower right", frameon=True, framealpha=0.9)
