@@ -122,7 +122,7 @@ def advantage(f: TradeOff) -> float:
     >>> round(a, 12), round(math.erf(0.5 / math.sqrt(2)), 12)
     (0.382924922548, 0.382924922548)
     """
-    return float(_sym(_curve(f)).hockey_stick(0.0))
+    return max(0.0, float(_sym(_curve(f)).hockey_stick(0.0)))
 
 
 def attack_success(f: TradeOff, prior: Any = 0.5) -> Any:
