@@ -44,7 +44,10 @@ taking the maximum (each is a lower bound on the truth, so their maximum is too)
   2019).
 
 It is never tighter than a single run: a mechanism whose score is constant releases one
-run, so no valid bound can be (the tests check this).
+run, so no valid bound can be (the tests check this). The profile bound is tight where it
+matters for (ε, δ) at small δ (the tails), and loose at small ε, where each piece of the
+partition is charged its whole increment of φ: the advantage (ε = 0) it gives is a safe
+but pessimistic number.
 
 Soundness of the numerics: the base profile is an upper bound, evaluated on a grid of ε
 and used at the grid point below (δ is non-increasing); :math:`f(1-a)` is the sound curve

@@ -160,3 +160,13 @@ def test_rejects_bad_input():
         gdp.rdp_tuning([1.0], gdp.geometric_runs(2), [2, 3])
     with pytest.raises(TypeError, match="`orders` goes with `rdp`"):
         gdp.tuning(gdp.G_mu(1.0), gdp.geometric_runs(2), orders=[2, 3])
+
+
+def test_a_dpsgd_run_with_its_rdp_curve():
+    h = gdp.dpsgd(sigma=1.0, p=0.01, steps=300)
+    o = np.arange(2, 65)
+    r = 300 * gdp.rdp_sampled_gaussian(1.0, 0.01, o)
+    tu = gdp.tuning(h, gdp.geometric_runs(10), rdp=r, orders=o)
+    assert h.epsilon(1e-5) < tu.epsilon(1e-5) < gdp.eps_from_rdp(tu.rdp, 1e-5, o)
+    assert np.all(tu(ALPHA) <= h(ALPHA) + 1e-15)
+    assert gdp.tuning(h, gdp.geometric_runs(10)).rdp is None  # no closed-form RDP: no row
