@@ -470,7 +470,9 @@ def tuning(base: TradeOff, runs: RunCount, *, rdp: Any = None, orders: Any = Non
         o = _orders(orders)
     if rdp is not None:
         rdp_out = rdp_tuning(rdp, runs, o, base=base)
-        if np.any(np.isfinite(rdp_out)):  # the lines of its sharp (eps, delta) conversion
+        if not np.any(np.isfinite(rdp_out)):  # e.g. a numeric curve with mass at +inf
+            rdp_out = None
+        else:  # the lines of its sharp (eps, delta) conversion
             e = np.asarray(eps_from_rdp(rdp_out, _RDP_DELTAS, o), dtype=float)
             ok = np.isfinite(e)
             if ok.any():
