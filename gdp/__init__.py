@@ -48,7 +48,15 @@ from .bounds import *
 from .core import *
 from .engine import Composition, LossCurve, WithDelta, compose, compose_power, compose_two_orders
 from .families import *
-from .mechanisms import AuditResult, audit, sensitivity
+from .mechanisms import (
+    AuditResult,
+    OneRunAudit,
+    audit,
+    audit_one_run,
+    one_run_guesses,
+    one_run_rejects,
+    sensitivity,
+)
 from .sampling import *
 
 del _engine
@@ -71,15 +79,21 @@ __all__ = [
     "basic_composition", "advanced_composition", "advanced_epsilon", "advanced_delta",
     "kairouz_composition", "kairouz_epsilon", "kairouz_delta", "kov_delta", "kov_epsilon",
     "rdp_gaussian", "rdp_laplace", "rdp_randomized_response", "rdp_sampled_gaussian",
-    "rdp_of", "eps_from_rdp", "delta_from_rdp", "compare", "epsilon_vs_k",
+    "rdp_of", "eps_from_rdp", "delta_from_rdp", "compare", "epsilon_vs_k", "from_rdp",
+    "from_zcdp",
     # calibration, the accountant, conventions, DpEvents
     "calibrate_sigma", "calibrate_dpsgd", "calibrate_gaussian", "Accountant", "BudgetExceeded",
     "epochs_to_steps", "Schedule", "from_dp_event", "dp_event_to_dict", "UnsupportedEvent",
+    # attack risk, hyperparameter tuning, adaptive composition
+    "risk", "tuning", "compare_tuning", "rdp_tuning", "truncated_negative_binomial",
+    "geometric_runs", "poisson_runs", "binomial_runs", "fixed_runs", "GaussianFilter",
+    "GaussianOdometer",
     # central limit theorem and Edgeworth (approximations)
     "kl", "kappa2", "kappa3", "kappa3_bar", "functionals", "clt", "clt_limit",
     "eps_delta_limit", "noisy_sgd_mu", "edgeworth", "ApproximationWarning",
     # mechanisms, sensitivities, auditing, plots
-    "mechanisms", "sensitivity", "audit", "plot", "plot_audit", "sql",
+    "mechanisms", "sensitivity", "audit", "audit_one_run", "one_run_guesses",
+    "one_run_rejects", "plot", "plot_audit", "sql",
 ]
 
 

@@ -378,10 +378,126 @@ assert_allclose(data.columns["G_{1}"], gdp.G_mu(1.0)(data.x), rtol=0)
 plt.close("all")"""),
 ]
 
+# --------------------------------------------------------------------------------------
+RISK = [
+    ("md", r"""# From ε to attack risk
+
+A trade-off curve is the ROC curve of the best membership-inference attack: at
+false-positive rate α no attack has true-positive rate above $1 - f(\alpha)$ (DRS Def. 2.1).
+This notebook reads a DP-SGD run the way a deployment review does: what can an attacker
+achieve, what did the hyperparameter search cost, and would an audit catch a bug? Every
+number is computed with `gdp` and checked with an `assert`."""),
+    ("code", SETUP),
+    ("md", r"""## 1. One training run
+
+DP-SGD with noise multiplier σ = 1, sampling rate p = 1% and 1000 steps. The exact curve
+(`gdp.dpsgd`) is a sound numeric bracket; its ε at δ = 1e-5 is what a paper reports."""),
+    ("code", """\
+h = gdp.dpsgd(sigma=1.0, p=0.01, steps=1000)
+eps = h.epsilon(1e-5)
+print(f"eps = {eps:.3f} at delta = 1e-5")
+assert 1.7 < eps < 2.0"""),
+    ("md", r"""## 2. What the curve says about attacks
+
+`gdp.risk` turns the curve into attack risks, each an upper bound (it uses the sound
+side). The same run described only by its (ε, δ) pair, $f_{\varepsilon,\delta}$, allows
+much stronger attacks on paper: the pair forgets the shape of the curve."""),
+    ("code", """\
+pair = gdp.f_eps_delta(eps, 1e-5)
+rows = []
+for name, fn in [("TPR at FPR 0.1%", lambda f: gdp.risk.tpr_at_fpr(f, 1e-3)),
+                 ("TPR at FPR 1%", lambda f: gdp.risk.tpr_at_fpr(f, 1e-2)),
+                 ("advantage", gdp.risk.advantage),
+                 ("Bayes success, prior 1%", lambda f: gdp.risk.attack_success(f, 0.01)),
+                 ("re-identification, 1000 candidates",
+                  lambda f: gdp.risk.reidentification_success(f, 1000))]:
+    rows.append((name, fn(h), fn(pair)))
+    print(f"{name:36s} curve {fn(h):.5f}   (eps, delta) only {fn(pair):.5f}")
+assert all(curve <= from_pair for _, curve, from_pair in rows)
+assert gdp.risk.tpr_at_fpr(h, 1e-3) < 0.005 < gdp.risk.tpr_at_fpr(pair, 1e-3)"""),
+    ("md", r"""The ROC view on log axes, where membership-inference results are reported; the best
+Gaussian description of the run is almost on top of the exact curve (`gaussian_fit`)."""),
+    ("code", """\
+fit = gdp.risk.gaussian_fit(h)
+print(f"closest G_mu: mu = {fit.mu:.4f}, sup-distance {fit.distance:.2e}")
+assert fit.distance < 0.01
+names = ["DP-SGD (exact)", r"$f_{\\varepsilon,\\delta}$", f"$G_{{{fit.mu:.3f}}}$"]
+ax = gdp.plot.roc(h, pair, gdp.G_mu(fit.mu), labels=names)"""),
+    ("md", r"""## 3. Calibrating to a risk target
+
+Instead of an ε, ask for "no attack above 1% TPR at 0.1% FPR" and let `gdp` find the
+noise. The answer is checked on the sound curve, and the σ just below fails."""),
+    ("code", """\
+c = gdp.risk.calibrate_dpsgd_risk(p=0.01, steps=1000, tpr=0.01, fpr=1e-3)
+print(c.sigma, c.achieved)
+assert c.achieved <= 0.01
+assert gdp.risk.tpr_at_fpr(gdp.dpsgd(sigma=c.last_failing, p=0.01, steps=1000), 1e-3) > 0.01"""),
+    ("md", r"""## 4. Only RDP numbers?
+
+An RDP accountant reports ε(λ) at a few orders. `gdp.from_rdp` turns them into the
+tightest curve they imply: below the exact curve (RDP loses information), and above what the
+classical ε(δ) conversion allows."""),
+    ("code", """\
+orders = np.arange(2, 65)
+r = 1000 * gdp.rdp_sampled_gaussian(1.0, 0.01, orders)
+f_rdp = gdp.from_rdp(r, orders)
+a = np.geomspace(1e-6, 0.5, 200)
+assert np.all(f_rdp(a) <= h.upper(a) + 1e-12)
+print("TPR at 0.1% FPR: exact", gdp.risk.tpr_at_fpr(h, 1e-3), " from RDP",
+      gdp.risk.tpr_at_fpr(f_rdp, 1e-3))"""),
+    ("md", r"""## 5. What did the hyperparameter search cost?
+
+Train a geometric number of times (mean 10) with the same noise and release the best
+model. `gdp.tuning` gives the curve of that release; `compare_tuning` puts it next to one
+run and to the RDP analysis of Papernot & Steinke."""),
+    ("code", """\
+base = gdp.G_mu(1.0)  # a run described by its mu (the CLT mu of a DP-SGD run, say)
+tuned = gdp.tuning(base, gdp.geometric_runs(10))
+print(gdp.compare_tuning(base, gdp.geometric_runs(10), delta=1e-5).to_text(4))
+assert base.epsilon(1e-5) < tuned.epsilon(1e-5) <= gdp.eps_from_rdp(tuned.rdp, 1e-5, tuned.orders)
+print("advantage: one run", gdp.risk.advantage(base), " tuned", gdp.risk.advantage(tuned))"""),
+    ("md", r"""## 6. An adaptive budget
+
+A `GaussianFilter` accepts adaptively chosen Gaussian mechanisms while the squares of their
+μ fit the budget, and refuses the one that would not, recording nothing."""),
+    ("code", """\
+flt = gdp.GaussianFilter(mu=1.0)
+flt.admit(gdp.G_mu(0.6))  # e.g. a Gaussian query with sigma = sensitivity / 0.6
+flt.admit(mu=0.6)
+try:
+    flt.admit(mu=0.6)  # 0.36 + 0.36 + 0.36 > 1
+except gdp.BudgetExceeded as e:
+    print(e)
+flt.admit(mu=flt.remaining)  # what is left still fits
+assert len(flt.entries) == 3 and flt.spent <= 1.0"""),
+    ("md", r"""## 7. Would a one-run audit catch a bug?
+
+Put 1000 canaries in the training set, each with probability 1/2, train once, and guess
+"in" for the 100 highest and "out" for the 100 lowest scores. If the implementation
+adds half the noise it claims, the count of right guesses refutes the claim."""),
+    ("code", """\
+rng = np.random.default_rng(2024)
+claimed = gdp.G_mu(1.0)
+
+def one_run(mu):  # scores of the canaries: N(0, 1) out, N(mu, 1) in
+    inc = rng.random(1000) < 0.5
+    return gdp.one_run_guesses(rng.normal(size=1000) + mu * inc, inc, k_plus=100, k_minus=100)
+
+honest = gdp.audit_one_run(correct=one_run(1.0)[0], guesses=200, canaries=1000,
+                            tradeoff=claimed)
+buggy = gdp.audit_one_run(correct=one_run(2.0)[0], guesses=200, canaries=1000,
+                          tradeoff=claimed)
+print(honest)
+print(buggy)
+assert not honest.violation and buggy.violation and buggy.mu_lower > 1.0"""),
+]
+
+
 NOTEBOOKS = {
     "01_walkthrough.ipynb": WALKTHROUGH,
     "02_dpsgd_accounting.ipynb": DPSGD,
     "03_plotting_for_a_paper.ipynb": PAPER,
+    "04_from_eps_to_attack_risk.ipynb": RISK,
 }
 
 

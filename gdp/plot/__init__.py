@@ -29,10 +29,12 @@ DRS: J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS-B 84(1), 
 
 from __future__ import annotations
 
-from . import audit, base, comparison, curves
+from . import audit, base, comparison, curves, roc_plot
 from .audit import *
 from .base import *
 from .comparison import *
 from .curves import *
+from .roc_plot import *
 
-__all__ = [*audit.__all__, *base.__all__, *comparison.__all__, *curves.__all__]
+__all__ = [*audit.__all__, *base.__all__, *comparison.__all__, *curves.__all__,
+           *roc_plot.__all__]

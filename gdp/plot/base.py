@@ -194,3 +194,15 @@ def _style_unit_square(ax: Any, log_alpha: bool, alpha_min: float, diagonal: boo
 def _strip(name: str) -> str:
     """A plain column name for a legend entry (drop mathtext dollars)."""
     return name.replace("$", "")
+
+
+def _line_with_band(ax: Any, x: np.ndarray, data: PlotData, name: str, shown: str,
+                    band: bool, kw: Mapping[str, Any]) -> str:
+    """Draw column ``name`` of ``data`` and, with ``band``, the band between its ``lower``
+    and ``upper`` columns when it has them; returns the line's colour."""
+    (line,) = ax.plot(x, data.columns[name], label=shown, zorder=3, **{"lw": 1.8, **kw})
+    color = line.get_color()
+    if band and f"{name} lower" in data.columns:
+        ax.fill_between(x, data.columns[f"{name} lower"], data.columns[f"{name} upper"],
+                        color=color, alpha=0.3, lw=0, zorder=2)
+    return color

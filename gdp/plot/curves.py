@@ -26,6 +26,7 @@ from .base import (
     _bracket,
     _check_curves,
     _labels,
+    _line_with_band,
     _new_axes,
     _strip,
     _style_unit_square,
@@ -131,11 +132,7 @@ def tradeoff(*fs: TradeOff, ax: Any = None, shade: bool = False, band: bool = Tr
     for name in names:
         beta = data.columns[name]
         shown = name if labels is not None else mathtext(name)
-        (line,) = ax.plot(a, beta, label=shown, zorder=3, **{"lw": 1.8, **kw})
-        color = line.get_color()
-        if band and f"{name} lower" in data.columns:
-            ax.fill_between(a, data.columns[f"{name} lower"], data.columns[f"{name} upper"],
-                            color=color, alpha=0.3, lw=0, zorder=2)
+        color = _line_with_band(ax, a, data, name, shown, band, kw)
         if shade:
             ax.fill_between(a, beta, np.maximum(beta, 1.0 - a), color=color, alpha=0.12,
                             lw=0, zorder=0)
