@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .._progress import ProgressCallback, as_progress
 from .._validation import check_int
 from ..approx import ApproximationWarning, clt, noisy_sgd_mu
 from ..bounds import epsilon_vs_k
@@ -486,24 +487,26 @@ def draw(name: str, out: str | Path = "figures", *, quick: bool = False,
 def draw_all(out: str | Path = "figures", *, quick: bool = False,
              formats: Sequence[str] = ("png", "pdf"), dpi: int = DPI,
              names: Sequence[str] | None = None,
-             progress: Callable[[str], None] | None = None,
+             progress: ProgressCallback | None = None,
              keep_going: bool = True) -> tuple[list[Path], dict[str, str]]:
     """Draw every figure (or ``names``) into ``out``.
 
     Returns the paths written and a dict ``{figure: error message}`` of the figures that
     could not be drawn (e.g. a missing part of the toolkit). With ``keep_going=False`` the
-    first error is raised instead.
+    first error is raised instead. ``progress(fraction, message)`` is called before each
+    figure and at the end (see :mod:`gdp._progress`).
     """
     specs = list(FIGURES) if names is None else [_spec(n) for n in names]
+    prog = as_progress(progress)
     written: list[Path] = []
     failed: dict[str, str] = {}
     for i, spec in enumerate(specs, 1):
-        if progress is not None:
-            progress(f"[{i}/{len(specs)}] {spec.name}: {spec.title}")
+        prog((i - 1) / len(specs), f"[{i}/{len(specs)}] {spec.name}: {spec.title}")
         try:
             written += draw(spec.name, out, quick=quick, formats=formats, dpi=dpi)
         except RuntimeError as exc:
             if not keep_going:
                 raise
             failed[spec.name] = str(exc)
+    prog.done(f"{len(specs) - len(failed)} of {len(specs)} figure(s) drawn")
     return written, failed

@@ -69,11 +69,12 @@ def test_draw_all_reports_progress_and_failures(tmp_path):
     seen = []
     written, failed = figures.draw_all(tmp_path, quick=True, dpi=30, formats=["png"],
                                        names=["04_gaussian_family", "privacy_profiles"],
-                                       progress=seen.append)
+                                       progress=lambda f, m: seen.append((f, m)))
     assert [p.name for p in written] == ["04_gaussian_family.png", "06_privacy_profiles.png"]
     assert failed == {}
-    assert seen == ["[1/2] 04_gaussian_family: The G_mu family",
-                    "[2/2] 06_privacy_profiles: mu-GDP privacy profiles"]
+    assert seen == [(0.0, "[1/2] 04_gaussian_family: The G_mu family"),
+                    (0.5, "[2/2] 06_privacy_profiles: mu-GDP privacy profiles"),
+                    (1.0, "2 of 2 figure(s) drawn")]
 
 
 def test_a_figure_is_reproducible(tmp_path):
