@@ -431,6 +431,7 @@ def draw_dpsgd(fig: Any, *, quick: bool = False) -> None:
              fontsize="small", va="bottom", bbox=dict(boxstyle="round", fc="white", ec="0.7"))
 
 
+#: The figures of the notes, in order: what ``gdp figures`` draws.
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec("01_hypothesis_test", (_TEXT, 3.0), "Two-Gaussian hypothesis test",
                draw_hypothesis_test, "paper-2col"),
