@@ -21,7 +21,7 @@ from types import ModuleType
 
 #: the floors of the package (gdp/__init__.py); packages not listed come after, by name
 FLOORS = ["gdp", "gdp.core", "gdp.families", "gdp.engine", "gdp.sampling", "gdp.approx",
-          "gdp.bounds", "gdp.accounting", "gdp.mechanisms", "gdp.plot", "gdp.cli"]
+          "gdp.bounds", "gdp.accounting", "gdp.mechanisms", "gdp.sql", "gdp.plot", "gdp.cli"]
 #: public modules that no face lists but users import by name
 EXTRA = ["gdp.plot.figures"]
 
