@@ -9,6 +9,7 @@ myst-nb at every build, so the site shows what the code does today.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -47,8 +48,11 @@ def _gallery() -> str:
              "checks the claim it illustrates before it is drawn.", ""]
     for spec in figures.FIGURES:
         doc = " ".join((spec.draw.__doc__ or "").split("\n\n")[0].split())
+        doc = re.sub(r":math:`([^`]*)`", r"$\1$", doc)  # reST math in MyST
+        width = "50%" if spec.style == "paper-1col" else "100%"
         lines += [f"## {spec.title}", "", doc, "",
-                  f"![{spec.title}](../figures/{spec.name}.png)", "",
+                  f"```{{image}} ../figures/{spec.name}.png", f":alt: {spec.title}",
+                  f":width: {width}", "```", "",
                   f"{{download}}`PDF <../figures/{spec.name}.pdf>` · "
                   f"`gdp.plot.figures.{spec.draw.__name__}` ({spec.style})", ""]
     return "\n".join(lines)
@@ -97,6 +101,10 @@ napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 napoleon_use_rtype = False
 napoleon_preprocess_types = False
+# parameter types as text: words in them ("delta", "mu") are not cross-references that can
+# be ambiguous between classes (-W would fail on them)
+napoleon_use_param = False
+napoleon_use_ivar = True
 
 # -- HTML -------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
