@@ -49,8 +49,9 @@ from .commands import (
     _cmd_demo,
     _cmd_dpsgd,
     _cmd_figures,
-    _cmd_plot,
 )
+from .output import _progress
+from .plotting import _cmd_plot, add_plot_options
 from .specs import _MECH_HELP, _float, _int
 from .sql import add_sql
 
@@ -150,7 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="draw trade-off curves to a file",
                        description="Draw trade-off curves (or privacy profiles) of mechanism "
-                       "specs to an image file; '+' composes terms into one curve.")
+                       "specs to an image file; '+' composes terms into one curve. "
+                       "`gdp plot compare MECH --k ...` draws epsilon against the number "
+                       "of compositions instead.")
     p.add_argument("curves", nargs="+", metavar="CURVE",
                    help="e.g. gauss:1 'rr:0.5x10+gauss:0.3'")
     p.add_argument("-o", "--out", required=True, help="output file (.png, .pdf, .svg)")
@@ -163,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", help="also write the plotted numbers to this CSV file")
     p.add_argument("--dpi", type=_int, default=160, help="resolution (default 160)")
     p.add_argument("--size", type=_float, default=4.8, help="figure size in inches")
+    add_plot_options(p)
     common(p, progress=True)
     p.set_defaults(func=_cmd_plot)
 
@@ -174,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="cheaper settings (for tests)")
     p.add_argument("--format", nargs="+", default=["png", "pdf"], choices=["png", "pdf", "svg"],
                    help="file formats (default: png pdf)")
-    p.add_argument("--dpi", type=_int, default=160, help="PNG resolution (default 160)")
+    p.add_argument("--dpi", type=_int, default=300, help="PNG resolution (default 300)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="draw only these figures")
     p.add_argument("--no-demo", action="store_true", help="skip the worked example")
     common(p, progress=True)
@@ -207,11 +211,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (ValueError, TypeError) as exc:
+        _progress(args).close()
         print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except (RuntimeError, NotImplementedError, OSError) as exc:
+        _progress(args).close()
         print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 1
+    finally:
+        _progress(args).close()
 
 
 def _one_line(exc: BaseException) -> str:
