@@ -87,9 +87,8 @@ class EpsDelta(TradeOff):
         return np.minimum(1.0, np.minimum(v1, v2))
 
     def _vertices(self):
-        s = self._alpha_star
-        return (np.array([0.0, s, 1.0 - self.delta_, 1.0]),
-                np.array([1.0 - self.delta_, s, 0.0, 0.0]))
+        # the kinks of max{0, 1 - delta - e^eps a, e^-eps (1 - delta - a)} (TradeOff hook)
+        return np.array([0.0, self._alpha_star, 1.0 - self.delta_, 1.0])
 
     def _rr_profile(self, t: np.ndarray) -> np.ndarray:
         """Profile h(t) of randomized response f_{eps,0} (finite eps), any real t or +inf."""

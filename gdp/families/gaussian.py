@@ -171,8 +171,8 @@ def delta_from_mu(mu: Any, eps: Any) -> Any:
     -----
     Evaluated in log space (see the module notes) and returned as an upper bound: never
     below the exact δ, above it by at most about :math:`4\times10^{-14}\max(1,
-    |\log\delta|)` relative (2e-13 + 2e-15 |log δ| for small δ; < 2e-12 against mpmath
-    on μ ∈ [1e-8, 50], ε ∈ [0, 500]). Underflows to 0 only below ~1e-308 (use
+    |\log\delta|)` relative (2e-13 + 2e-15 :math:`|\log\delta|` for small δ; < 2e-12
+    against mpmath on μ ∈ [1e-8, 50], ε ∈ [0, 500]). Underflows to 0 only below ~1e-308 (use
     :func:`log_delta_from_mu` there). δ(0; μ) = erf(μ/(2√2)); μ = 0 gives 0; μ = ∞
     gives 1 (also at ε = ∞); ε = ∞ gives 0 for finite μ.
 

@@ -15,9 +15,8 @@ Sensitivities follow the elastic-stability rules of Johnson, Near and Song
 the protected table) it is a global sensitivity and the answer gets Laplace, Gaussian or
 discrete noise from :mod:`gdp.mechanisms` with its exact curve; otherwise it is smoothed
 and answered with Laplace noise of scale :math:`2S/\varepsilon` (:mod:`gdp.sql.noise`).
-Each query's curve goes into the session's accountant (:mod:`gdp.sql.ledger`, the
-toolkit's composition), which refuses a query that would exceed the budget before the
-database is touched.
+Each query's curve goes into the session's :class:`gdp.Accountant`, which refuses a query
+that would exceed the budget before the database is touched.
 
 ``gdp.sql.example`` builds the small rides database of ``docs/sql.md``
 (``python -m gdp.sql.example rides.sqlite rides.toml`` writes it). This subpackage needs
@@ -46,16 +45,16 @@ try:
 except ModuleNotFoundError as exc:  # pragma: no cover - the extra is not installed
     raise ModuleNotFoundError('gdp.sql needs sqlglot: pip install "gdp-toolkit[sql]"') from exc
 
-from . import backends, elastic, ledger, noise, query, schema, session
+from ..accounting.budget import BudgetExceeded, Remaining
+from . import backends, elastic, noise, query, schema, session
 from .backends import *
 from .elastic import *
-from .ledger import *
 from .noise import *
 from .query import *
 from .schema import *
 from .session import *
 
 __all__ = [
-    *backends.__all__, *elastic.__all__, *ledger.__all__, *noise.__all__, *query.__all__,
-    *schema.__all__, *session.__all__,
+    *backends.__all__, *elastic.__all__, *noise.__all__, *query.__all__,
+    *schema.__all__, *session.__all__, "BudgetExceeded", "Remaining",
 ]

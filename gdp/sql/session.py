@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_real
+from ..accounting import Accountant, BudgetExceeded, Remaining
 from ..core.piecewise import identity
 from ..core.tradeoff import TradeOff
 from ..engine import compose
@@ -47,7 +48,6 @@ from ..mechanisms import DiscreteGaussian, DiscreteLaplace
 from ..mechanisms.base import _as_rng
 from .backends import connect
 from .elastic import ElasticBound, Join, Select, Table, stability
-from .ledger import Accountant, BudgetExceeded, Remaining
 from .noise import NOISES, SmoothLaplace, make_mechanism, smooth_beta
 from .query import ParsedQuery, UnsupportedQuery, parse, rewrite
 from .schema import Schema
@@ -455,13 +455,14 @@ class PrivateDatabase:
         plan = self._plan(sql, eps, delta, noise)
         try:
             self.accountant.compose(plan.tradeoff)
-        except BudgetExceeded:
-            b = self.accountant.budget
+        except BudgetExceeded as exc:
+            b = exc.budget
             left = (f", which allows at most a pure eps={self.remaining().eps:.4g} query now"
-                    if isinstance(b, tuple) else "")
+                    if b.criterion == "epsilon" else "")
             raise BudgetExceeded(
                 f"query refused: spending (eps={plan.eps:g}, delta={plan.delta:g}) would exceed "
-                f"the budget {b!r}{left} (nothing was run or recorded)") from None
+                f"the budget {b.describe()}{left} (nothing was run or recorded)", budget=b,
+                attempted=exc.attempted, would_be=exc.would_be) from None
         self.log.append({"sql": sql, "eps": plan.eps, "delta": plan.delta,
                          "curves": [_spec(m) for _, m, _ in plan.releases]})
         return self._answer(plan, rng)
@@ -478,18 +479,18 @@ class PrivateDatabase:
         """The budget spent so far: ε at the budget's δ, δ at its ε, and the curve."""
         f = self.accountant.tradeoff()
         b = self.accountant.budget
-        if isinstance(b, tuple):
-            return Spent(float(f.epsilon(b[1])), float(f.delta(b[0])), f)
+        if b is not None and b.criterion == "epsilon":
+            return Spent(float(f.epsilon(b.delta)), float(f.delta(b.eps)), f)
         return Spent(None, None, f)
 
     def remaining(self) -> Remaining:
-        """What an (ε, δ) budget still allows (see :class:`gdp.sql.ledger.Remaining`)."""
+        """What the budget still allows (:class:`gdp.accounting.budget.Remaining`)."""
         return self.accountant.remaining()
 
     def state_dict(self) -> dict[str, Any]:
         """The session's ledger (queries and their curves), JSON-ready, to resume it."""
         b = self.accountant.budget
-        budget = list(b) if isinstance(b, tuple) else b if isinstance(b, float) else None
+        budget = None if b is None else b.to_dict()
         return {"version": 1, "budget": budget, "log": [dict(r) for r in self.log]}
 
     def load_state_dict(self, state: Any) -> None:
@@ -502,8 +503,8 @@ class PrivateDatabase:
             curves = [_compose_all([_curve(s) for s in r["curves"]]) for r in log]
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(f"`state` is not a saved gdp.sql session: {exc}") from None
-        trial = Accountant(self.accountant.budget)
-        for f in [f for f, n in self.accountant.curves for _ in range(n)] + curves:
+        trial = Accountant.from_state_dict(self.accountant.state_dict())
+        for f in curves:
             trial.compose(f)
         self.accountant = trial
         self.log.extend(log)
