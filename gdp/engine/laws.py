@@ -59,6 +59,20 @@ class Law:
     def quantiles(self, tol: float) -> tuple[float, float, float, float]:
         raise NotImplementedError
 
+    def plan_atoms(self, m: int = 2048) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A coarse garbling of the law for planning only (tilts, steps, windows): the
+        cells of ``m`` cells between the quantiles at 1e-30 merged into atoms ``(loss, p,
+        q)``, with the law's atoms. Never used for a bound."""
+        ql, qh, pl, ph = self.quantiles(1e-30)
+        lo, hi = min(ql, pl), max(qh, ph)
+        u, pp, qq = np.zeros(0), np.zeros(0), np.zeros(0)
+        if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
+            e = np.linspace(lo, hi, m + 1)
+            P, Q, _, _ = self.cells(e)
+            u, pp, qq = _merged(e, P, Q)
+        ua, pa, qa = self.atoms()
+        return np.concatenate([u, ua]), np.concatenate([pp, pa]), np.concatenate([qq, qa])
+
     def excess(self, edges: np.ndarray, refs: np.ndarray) -> tuple[np.ndarray, ...]:
         r"""Cells with their excess :math:`X_i = Q_i - e^{r_i}P_i` over reference losses
         :math:`r_i`: returns ``(P, Q, EP, EQ, X, EX)`` (masses, their error bounds, the
@@ -66,6 +80,16 @@ class Law:
         can do better override it."""
         P, Q, EP, EQ = self.cells(edges)
         return (P, Q, EP, EQ) + _excess_from(P, Q, EP, EQ, refs)
+
+
+def _merged(e: np.ndarray, P: np.ndarray, Q: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cells (e_i, e_i+1] with masses P, Q merged into atoms (loss log Q/P, in the cell)."""
+    with np.errstate(all="ignore"):
+        u = np.where((P > 0) & (Q > 0), np.log(Q) - np.log(P), 0.5 * (e[:-1] + e[1:]))
+    u = np.clip(u, e[:-1], e[1:])
+    keep = (P > 0) | (Q > 0)
+    return u[keep], P[keep], Q[keep]
 
 
 def norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -163,6 +187,9 @@ class AtomicLaw(Law):
     def atoms(self):
         return self.u, self.p, self.q
 
+    def plan_atoms(self, m=2048):
+        return self.u, self.p, self.q
+
     def quantiles(self, tol):
         if self.u.size == 0:
             return 0.0, 0.0, 0.0, 0.0
@@ -209,9 +236,19 @@ class InverseLaw(Law):
         ql, qh, pl, ph = self.base.quantiles(tol)
         return -ph, -pl, -qh, -ql
 
+    def plan_atoms(self, m=2048):
+        b = self.base.plan_atoms(m)
+        if b is None:
+            return None
+        u, p, q = b
+        return -u, q, p
+
 
 class GenericLaw(Law):
     """A factor known only through its hooks (``_hockey``, ``_f``, ``_loss_sf``)."""
+
+    def plan_atoms(self, m=2048):
+        return None  # planned from its lattice envelope (gdp.engine.numeric)
 
     def __init__(self, f: TradeOff):
         self.f = f

@@ -50,6 +50,13 @@ class _WithDeltaLaw(Law):
     def quantiles(self, tol):
         return self.base.quantiles(tol / max(1.0 - self.d, 1e-300))
 
+    def plan_atoms(self, m=2048):
+        b = self.base.plan_atoms(m)
+        if b is None:
+            return None
+        u, p, q = b
+        return u, (1.0 - self.d) * p, (1.0 - self.d) * q
+
 
 @dataclass(frozen=True, slots=True)
 class WithDelta(Derived):
@@ -179,7 +186,7 @@ def _with_delta(h: TradeOff, delta: float) -> TradeOff:
                              name=h.name, symmetric=c.is_symmetric)
         return Composition(lower=lazy(h.lower), upper=lazy(h.upper), name=h.name,
                            symmetric=h.symmetric, sound=_DeltaProfile(h.sound, delta),
-                           other=_DeltaProfile(h.other, delta), info=h.info,
+                           other=_DeltaProfile(h.other, delta), grid=h.grid,
                            inverse_fn=None if h.symmetric else
                            (lambda: _with_delta(h.inverse(), delta)))
     return WithDelta(base=h, delta_=delta)

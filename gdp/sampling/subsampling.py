@@ -125,6 +125,22 @@ class SubsampledLaw(Law):
             qa2 = np.concatenate([qa2, [(1.0 - p) * self.base.p_ninf]])
         return ua, pa2, qa2
 
+    def plan_atoms(self, m=2048):
+        # the base law's planning atoms pushed forward (fine where the loss is near its
+        # floor, which a uniform grid of L_p would not resolve)
+        b = self.base.plan_atoms(m)
+        if b is None:
+            return None
+        u, pb, qb = b
+        p = self.p
+        ua, pa = self._map(u), pb
+        qa = (1.0 - p) * pb + p * qb
+        if self.base.p_ninf > 0:
+            ua = np.concatenate([ua, [math.log1p(-p)]])
+            pa = np.concatenate([pa, [self.base.p_ninf]])
+            qa = np.concatenate([qa, [(1.0 - p) * self.base.p_ninf]])
+        return ua, pa, qa
+
     def quantiles(self, tol):
         ql, qh, pl, ph = self.base.quantiles(tol)
         m = self._map(np.array([min(ql, pl), qh, pl, ph], dtype=float))
