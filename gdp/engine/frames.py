@@ -73,6 +73,25 @@ def _log_tail_sums(lw: np.ndarray) -> tuple[np.ndarray, float]:
     return L, EPS * (2.0 * _BLOCK + 2.0 * rows + 16.0 + 2.0 * big)
 
 
+def _tail_sums(lw: np.ndarray) -> tuple[np.ndarray, float]:
+    r""":math:`\log\sum_{k\ge j} e^{w_k}` and a relative error bound: a scaled reverse
+    cumulative sum when the weights span less than :math:`e^{600}` (terms below
+    :math:`10^{-300}` of the largest may underflow: the bound includes them), else
+    :func:`_log_tail_sums`."""
+    fin = lw[np.isfinite(lw)]
+    if fin.size == 0:
+        return np.full(lw.shape, -np.inf), 0.0
+    m, lo = float(np.max(fin)), float(np.min(fin))
+    if m - lo > 600.0:
+        return _log_tail_sums(lw)
+    with np.errstate(under="ignore"):
+        c = np.cumsum(np.exp(lw - m)[::-1])[::-1]
+    with np.errstate(divide="ignore"):
+        L = np.log(c) + m
+    return L, EPS * (lw.size + 8.0 + 2.0 * max(abs(m), abs(lo)) + 2.0 * float(
+        np.max(np.abs(L[np.isfinite(L)])) if np.isfinite(L).any() else 0.0))
+
+
 def _lse(*terms: np.ndarray) -> np.ndarray:
     """Elementwise log-sum-exp of broadcastable arrays (``-inf`` allowed)."""
     arr = [np.asarray(t, dtype=float) for t in terms]
@@ -125,8 +144,8 @@ class _Frame:
         error bound."""
         if self._sums is None:
             lm = self.lc + self.K - self.lam * self.s
-            la, ra = _log_tail_sums(lm)
-            lb, rb = _log_tail_sums(lm - self.s)
+            la, ra = _tail_sums(lm)
+            lb, rb = _tail_sums(lm - self.s)
             fin = self.lc[np.isfinite(self.lc)]
             big = float(np.max(np.abs(fin))) if fin.size else 0.0
             smax = float(np.max(np.abs(self.s)))

@@ -88,8 +88,9 @@ def _charge(mass: np.ndarray, r: np.ndarray, budget: float = _BUDGET
     bad = ~np.isfinite(r)
     r = np.where(bad, 0.0, r)
     charged = bad.copy()
-    if mass.size and float(np.max(r)) > 64 * EPS:
-        order = np.argsort(-r, kind="stable")
+    cand = np.flatnonzero(r > 1e-12)  # only poor bounds are worth charging in full
+    if cand.size:
+        order = cand[np.argsort(-r[cand], kind="stable")]
         cum = np.cumsum(mass[order])
         m = int(np.searchsorted(cum, budget, side="right"))
         charged[order[:m]] = True
@@ -217,9 +218,16 @@ def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     u, pa, qa = law.atoms()
     atomic = False
     if u.size:
+        # an atom on a lattice point stays there; any other joins the lattice point above
+        # it (a deficit there, balanced with content from above), the topmost atom the point
+        # below it (an excess), so that a lender is at hand (for randomized response, each
+        # of its two atoms lends to the other)
         kf = (u - t[0]) / h
-        k = np.round(kf).astype(np.int64)
-        on = np.abs(kf - k) * h <= 1e-12 * (1.0 + np.abs(u))
+        kr = np.round(kf).astype(np.int64)
+        on = np.abs(kf - kr) * h <= 1e-12 * (1.0 + np.abs(u))
+        k = np.where(on, kr, np.ceil(kf)).astype(np.int64)
+        top = (u == np.max(u)) & ~on
+        k = np.where(top, np.floor(kf).astype(np.int64), k)
         keep = (k >= 0) & (k < n)  # atoms outside the window are dropped whole
         k, ua, qk, on = k[keep], u[keep], qa[keep], on[keep]
         atomic = bool((~on).any())
@@ -247,15 +255,48 @@ def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
                 atomic=atomic)
 
 
-def _neighbours(nonempty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest non-empty index strictly above (n if none) and below (-1 if none)."""
+def _neighbours(nonempty: np.ndarray, seg: tuple | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest non-empty index strictly above (n if none) and below (-1 if none), within
+    the segment of each index (``seg``: arrays of the first and last index of it)."""
     n = nonempty.size
     idx = np.arange(n)
     a = np.where(nonempty, idx, n)
     above = np.concatenate([np.minimum.accumulate(a[::-1])[::-1][1:], [n]])
     b = np.where(nonempty, idx, -1)
     below = np.concatenate([[-1], np.maximum.accumulate(b)[:-1]])
+    if seg is not None:
+        above = np.where(above > seg[1], n, above)
+        below = np.where(below < seg[0], -1, below)
     return above, below
+
+
+def _heaviest(w: np.ndarray, seg: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Index of the largest positive entry of ``w`` strictly above (n if none) and strictly
+    below (-1 if none) each position, within its segment (``seg``, see
+    :func:`_neighbours`; offsets keep each search inside its segment)."""
+    n = w.size
+    idx = np.arange(n)
+    v = np.where(w > 0, w, -np.inf)
+    if seg is not None:
+        big = 2.0 * float(np.max(w)) + 1.0 if n else 1.0
+        vu, vd = v - big * seg[2], v + big * seg[2]
+    else:
+        vu = vd = v
+    smax = np.maximum.accumulate(vu[::-1])[::-1]
+    rec = np.where(vu >= smax, idx, n)
+    arg_s = np.minimum.accumulate(rec[::-1])[::-1]
+    above = np.concatenate([arg_s[1:], [n]])
+    pmax = np.maximum.accumulate(vd)
+    rec2 = np.where(vd >= pmax, idx, -1)
+    arg_p = np.maximum.accumulate(rec2)
+    below = np.concatenate([[-1], arg_p[:-1]])
+    au = np.where((above < n) & (w[np.minimum(above, n - 1)] > 0), above, n)
+    ad = np.where((below >= 0) & (w[np.maximum(below, 0)] > 0), below, -1)
+    if seg is not None:
+        au = np.where(au <= seg[1], au, n)
+        ad = np.where(ad >= seg[0], ad, -1)
+    return au, ad
 
 
 def _imbalance_at(t: np.ndarray, q: np.ndarray, x: np.ndarray, src: np.ndarray,
@@ -267,8 +308,8 @@ def _imbalance_at(t: np.ndarray, q: np.ndarray, x: np.ndarray, src: np.ndarray,
         return q[src] - s * (q[src] - x[src])
 
 
-def _sweep(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray, qe: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _sweep(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray, qe: np.ndarray,
+           seg: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Garble merged atoms (Q-masses ``q``, imbalances :math:`x_k = q_k - e^{t_k}p_k`) into
     atoms of ratio exactly :math:`e^{t_k}` (see :func:`_disc_opt`).
 
@@ -290,102 +331,63 @@ def _sweep(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray, qe: np.n
     profile lies below the true one. Returns the Q-masses of the balanced atoms and, per
     atom, a bound on the relative error of its ratio (the residual imbalance after
     rounding and the error bounds ``ex`` of the merged imbalances)."""
-    qa, ra, rounded = _balance_pass(t, q, x, ex, qe, 12)
-    if not rounded:
+    qa, ra, rounded = _balance_pass(t, q, x, ex, qe, 12, seg)
+    kept, total = float(np.sum(qa)), float(np.sum(q + qe))
+    if not rounded.any() and kept >= total * (1.0 - 1e-12):
         return qa, ra
-    qb, rb, _ = _balance_pass(t, q, x, ex, qe, 0)
-    return (qa, ra) if float(np.sum(qa)) >= float(np.sum(qb)) else (qb, rb)
+    qb, rb, _ = _balance_pass(t, q, x, ex, qe, 0, seg)
+    if seg is None:
+        return (qa, ra) if float(np.sum(qa)) >= float(np.sum(qb)) else (qb, rb)
+    # per segment: the strategy keeping more Q-mass
+    sa = np.add.reduceat(qa, seg[3])
+    sb = np.add.reduceat(qb, seg[3])
+    pick = (sb > sa)[seg[2]]
+    return np.where(pick, qb, qa), np.where(pick, rb, ra)
 
 
 def _balance_pass(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray,
-                  qe: np.ndarray, merge_rounds: int) -> tuple[np.ndarray, np.ndarray, bool]:
+                  qe: np.ndarray, merge_rounds: int, seg: tuple | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One strategy of :func:`_sweep`: merge bad atoms for ``merge_rounds`` rounds, then
     round what is left. ``qe`` are exact atoms on the lattice points (they lend, never
-    borrow; an absorbed lender brings them along). Returns (Q-masses, relative ratio
-    errors, whether any atom was rounded beyond the top one)."""
+    borrow; an absorbed lender brings them along). ``seg`` (first index, last index,
+    segment id per index, segment starts) keeps several laws laid end to end apart; each
+    round works on the segments not settled yet only. Returns (Q-masses, relative ratio
+    errors, whether any atom other than a top one was rounded, per segment)."""
     n = t.size
     q, x, ex, qe = q.copy(), x.copy(), ex.copy(), qe.copy()
-    idx = np.arange(n)
+    if seg is None:
+        sstart = np.zeros(1, dtype=np.int64)
+    else:
+        sstart = seg[3]
+    S = sstart.size
+    send = np.concatenate([sstart[1:], [n]])
+    theta, lend, Y = np.zeros(n), np.zeros(n), np.zeros(n)
+    src = np.arange(n)
+    rounded_any = np.zeros(S, dtype=bool)
+    active = np.ones(S, dtype=bool)
     h = float(t[1] - t[0]) if n > 1 else 1.0
-    theta = lend = np.zeros(n)
-    src = np.zeros(n, dtype=np.int64)
-    Y = np.zeros(n)
-    rounded_any = False
-    for rnd in range(merge_rounds + 4):
-        own = q > 0
-        above, below = _neighbours(own | (qe > 0))
-        need_up, need_dn = own & (x < 0), own & (x > 0)
-        lender = np.where(need_up, above, np.where(need_dn, below, -1))
-        has = (lender >= 0) & (lender < n)
-        li = np.clip(lender, 0, n - 1)
-        Y = np.where(has, _imbalance_at(t, q + qe, x, li, idx), 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            th0 = np.where(Y != 0, -x / Y, np.inf)
-        use = (need_up | need_dn) & has & (th0 > 0) & (th0 <= 1.0)
-        bad = (need_up | need_dn) & ~use
-        src = np.where(use, li, 0)
-        theta = lend = np.zeros(n)
-        if not bad.any():
-            for _ in range(200):
-                th = np.where(use, -(1.0 - lend) * x / np.where(use, Y, 1.0), 0.0)
-                new = np.bincount(src, weights=th, minlength=n)
-                done = bool(np.all(np.abs(new - lend) <= 2 * EPS * new))
-                theta, lend = th, new
-                if done:
-                    break
-            over = lend > 1.0
-            if not over.any():
-                break
-            bad = use & over[src]  # borrowers of an over-committed lender
-            theta = lend = np.zeros(n)
-        top = int(np.flatnonzero(own | (qe > 0))[-1]) if (own | (qe > 0)).any() else -1
-        to_round = bad & (idx == top)
-        if rnd < merge_rounds:
-            # a bad atom with a lender too light (or over-committed) absorbs it whole and
-            # keeps its place; one with no lender on the needed side is merged into the
-            # neighbour on the other side (an excess with nothing below goes up, where it is
-            # a deficit). Each atom moves at most once a round and not into a mover.
-            other = np.where(need_dn, above, below)
-            absorb = bad & has & ~to_round
-            carry = bad & ~has & (other >= 0) & (other < n) & ~to_round
-            s_all = np.concatenate([li[absorb], idx[carry]])
-            d_all = np.concatenate([idx[absorb], other[carry]])
-            if s_all.size:
-                _, first = np.unique(s_all, return_index=True)
-                first = np.sort(first)
-                s_all, d_all = s_all[first], d_all[first]
-                ok = ~np.isin(d_all, s_all) & (s_all != top)
-                s_, d_ = s_all[ok], d_all[ok]
-                if s_.size:
-                    tot = q + qe  # a moved atom brings its exact part along
-                    xs = _imbalance_at(t, tot, x, s_, d_)
-                    with np.errstate(over="ignore"):
-                        sc = np.exp(np.minimum(t[d_] - t[s_], 700.0))
-                    np.add.at(ex, d_, ex[s_] * sc + 4 * EPS * (tot[s_] + np.abs(xs)))
-                    np.add.at(x, d_, xs)
-                    np.add.at(q, d_, tot[s_])
-                    q[s_] = x[s_] = ex[s_] = qe[s_] = 0.0
-            to_round |= bad & ~has & ~((other >= 0) & (other < n))
-        else:
-            to_round = bad
-        if not to_round.any():
-            continue
-        rounded_any |= bool((to_round & (idx != top)).any())
-        # round: the atom's P-mass to the largest lattice point below its ratio, with
-        # Q-mass e^{t} P there (its excess Q-mass dropped: it only lowers the profile)
-        b_ = idx[to_round]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lr = -np.log1p(-np.minimum(x[b_] / q[b_], 1.0))  # log(ratio) - t_k
-        fin = np.isfinite(lr)
-        j = np.clip(b_ + np.floor(np.where(fin, lr, 0.0) / h + 1e-12).astype(np.int64), 0,
-                    n - 1)
-        with np.errstate(over="ignore", invalid="ignore"):
-            qn = np.where(fin, np.exp(np.minimum(t[j] - t[b_], 700.0)) * (q[b_] - x[b_]), 0.0)
-        qn = np.clip(np.nan_to_num(qn), 0.0, q[b_])
-        ex_b = ex[b_].copy()
-        q[b_] = x[b_] = ex[b_] = 0.0
-        np.add.at(q, j, qn)
-        np.add.at(ex, j, ex_b + 4 * EPS * qn)
+    for rnd in range(4 * n + 16):  # ends: every round settles a segment or moves an atom
+        if not active.any():
+            break
+        ss = np.flatnonzero(active)
+        lens = send[ss] - sstart[ss]
+        I = np.concatenate([np.arange(a, b) for a, b in zip(sstart[ss], send[ss],
+                                                            strict=True)]) \
+            if ss.size < S else np.arange(n)
+        m = I.size
+        lst = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+        lsid = np.repeat(np.arange(ss.size), lens)
+        lseg = (lst[lsid], (lst + lens - 1)[lsid], lsid, lst)
+        done, th_, ld_, src_, Y_, rounded = _balance_round(
+            t[I], q, x, ex, qe, I, lseg, rnd, merge_rounds, h)
+        rounded_any[ss[rounded]] = True
+        if done.any():
+            ok = done[lsid]
+            gi = I[ok]
+            theta[gi], lend[gi], Y[gi], src[gi] = th_[ok], ld_[ok], Y_[ok], I[src_[ok]]
+            active[ss[done]] = False
+        del m
     keep = 1.0 - np.minimum(lend, 1.0)
     q = q + qe
     qf = keep * q + theta * q[src]
@@ -394,6 +396,126 @@ def _balance_pass(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray,
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(qf > 0, (np.abs(res) + err + 8 * EPS * qf) / qf, 0.0) * 2.0
     return np.maximum(qf, 0.0), np.where(np.isfinite(r), r, np.inf), rounded_any
+
+
+def _balance_round(t: np.ndarray, Q: np.ndarray, X: np.ndarray, EX: np.ndarray,
+                   QE: np.ndarray, I: np.ndarray, seg: tuple, rnd: int, merge_rounds: int,
+                   h: float) -> tuple[np.ndarray, ...]:
+    """One round of :func:`_balance_pass` on the entries ``I`` of the global arrays ``Q, X,
+    EX, QE`` (updated in place where atoms move): segments with every atom balanced
+    return their fractions (``done``); in the others the bad atoms are merged or
+    rounded."""
+    q, x, ex, qe = Q[I], X[I], EX[I], QE[I]
+    n = I.size
+    idx = np.arange(n)
+    seg_lo, seg_hi, sid, sstart = seg
+    S = sstart.size
+    own = q > 0
+    above, below = _neighbours(own | (qe > 0), seg)
+    need_up, need_dn = own & (x < 0), own & (x > 0)
+    lender = np.where(need_up, above, np.where(need_dn, below, -1))
+    has = (lender >= 0) & (lender < n)
+    li = np.clip(lender, 0, n - 1)
+    Y = np.where(has, _imbalance_at(t, q + qe, x, li, idx), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        th0 = np.where(Y != 0, -x / Y, np.inf)
+    use = (need_up | need_dn) & has & (th0 > 0) & (th0 <= 1.0)
+    if ((need_up | need_dn) & ~use).any():
+        # second choice: the heaviest atom on the needed side (laws dominated by a few
+        # atoms: Laplace, randomized response)
+        hu, hd = _heaviest(q + qe, seg)
+        l2 = np.where(need_up, hu, np.where(need_dn, hd, -1))
+        ok2 = (l2 >= 0) & (l2 < n) & ~use & (need_up | need_dn)
+        l2c = np.clip(l2, 0, n - 1)
+        Y2 = np.where(ok2, _imbalance_at(t, q + qe, x, l2c, idx), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            th2 = np.where(Y2 != 0, -x / Y2, np.inf)
+        ok2 &= (th2 > 0) & (th2 <= 1.0)
+        li = np.where(ok2, l2c, li)
+        Y = np.where(ok2, Y2, Y)
+        th0 = np.where(ok2, th2, th0)
+        has = has | ok2
+        use = use | ok2
+    bad = (need_up | need_dn) & ~use
+    seg_bad = np.zeros(S, dtype=bool)
+    np.logical_or.at(seg_bad, sid[bad], True)
+    src = np.where(use, li, idx)
+    theta, lend = np.zeros(n), np.zeros(n)
+    clean = ~seg_bad[sid]
+    if clean.any():
+        u2 = use & clean
+        s2 = np.where(u2, li, idx)
+        for _ in range(200):
+            th = np.where(u2, -(1.0 - lend) * x / np.where(u2, Y, 1.0), 0.0)
+            new = np.bincount(s2, weights=th, minlength=n)
+            fin = bool(np.all(np.abs(new - lend) <= 2 * EPS * new))
+            theta, lend = th, new
+            if fin:
+                break
+        over = lend > 1.0
+        overb = u2 & over[s2]  # borrowers of an over-committed lender
+        if overb.any():
+            np.logical_or.at(seg_bad, sid[overb], True)
+            bad = bad | overb
+    done = ~seg_bad
+    rounded = np.zeros(S, dtype=bool)
+    if seg_bad.any():
+        occ = np.where(own | (qe > 0), idx, -1)
+        top = np.maximum.reduceat(occ, sstart)[sid]          # last occupied, per segment
+        bad &= seg_bad[sid]
+        to_round = bad & (idx == top)
+        if rnd >= merge_rounds + 8:
+            to_round = bad.copy()
+        if rnd < merge_rounds:
+            # a bad atom with a lender too light (or over-committed) absorbs it whole and
+            # keeps its place; one with no lender on the needed side is merged into the
+            # neighbour on the other side (an excess with nothing below goes up, where it
+            # is a deficit). Each atom moves at most once a round and not into a mover.
+            other = np.where(need_dn, above, below)
+            absorb = bad & has & ~to_round & (q[li] > 0)
+            carry = bad & ~has & (other >= 0) & (other < n) & ~to_round
+            s_all = np.concatenate([li[absorb], idx[carry]])
+            d_all = np.concatenate([idx[absorb], other[carry]])
+            if s_all.size:
+                _, first = np.unique(s_all, return_index=True)
+                first = np.sort(first)
+                s_all, d_all = s_all[first], d_all[first]
+                ok = ~np.isin(d_all, s_all) & (s_all != top[s_all])
+                s_, d_ = s_all[ok], d_all[ok]
+                if s_.size:
+                    # only the merged (continuous) part moves; exact atoms stay on their
+                    # lattice points, where they are balanced
+                    xs = _imbalance_at(t, q, x, s_, d_)
+                    with np.errstate(over="ignore"):
+                        sc = np.exp(np.minimum(t[d_] - t[s_], 700.0))
+                    np.add.at(ex, d_, ex[s_] * sc + 4 * EPS * (q[s_] + np.abs(xs)))
+                    np.add.at(x, d_, xs)
+                    np.add.at(q, d_, q[s_])
+                    q[s_] = x[s_] = ex[s_] = 0.0
+            to_round |= bad & ~has & ~((other >= 0) & (other < n))
+        else:
+            to_round = bad
+        if to_round.any():
+            np.logical_or.at(rounded, sid[to_round & (idx != top)], True)
+            # round: the atom's P-mass to the largest lattice point below its ratio, with
+            # Q-mass e^{t} P there (its excess Q-mass dropped: it only lowers the profile)
+            b_ = idx[to_round]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lr = -np.log1p(-np.minimum(x[b_] / q[b_], 1.0))  # log(ratio) - t_k
+            fin = np.isfinite(lr)
+            j = np.clip(b_ + np.floor(np.where(fin, lr, 0.0) / h + 1e-12).astype(np.int64),
+                        seg_lo[b_], seg_hi[b_])
+            j = np.where(fin, j, seg_hi[b_])
+            with np.errstate(over="ignore", invalid="ignore"):
+                qn = np.where(fin, np.exp(np.minimum(t[j] - t[b_], 700.0)) * (q[b_] - x[b_]),
+                              0.0)
+            qn = np.clip(np.nan_to_num(qn), 0.0, q[b_])
+            ex_b = ex[b_].copy()
+            q[b_] = x[b_] = ex[b_] = 0.0
+            np.add.at(q, j, qn)
+            np.add.at(ex, j, ex_b + 4 * EPS * qn)
+        Q[I], X[I], EX[I], QE[I] = q, x, ex, qe
+    return done, theta, lend, src, Y, rounded
 
 
 # ---------------------------------------------------------------------------

@@ -59,6 +59,17 @@ class Law:
     def quantiles(self, tol: float) -> tuple[float, float, float, float]:
         raise NotImplementedError
 
+    def _batch_key(self) -> tuple | None:
+        """Structure key of laws that :meth:`_stack` can evaluate many at once (None: not
+        batchable)."""
+        return None
+
+    @classmethod
+    def _stack(cls, laws: list[Law], seg: np.ndarray) -> Law:
+        """One law evaluating ``laws[seg[i]]`` at edge ``i`` (cells between consecutive
+        edges of different laws are meaningless and ignored by the caller)."""
+        raise NotImplementedError
+
     def plan_atoms(self, m: int = 2048) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A coarse garbling of the law for planning only (tilts, steps, windows): the
         cells of ``m`` cells between the quantiles at 1e-30 merged into atoms ``(loss, p,
@@ -127,6 +138,15 @@ class GaussianLaw(Law):
     def __init__(self, mu: float):
         self.mu = float(mu)
 
+    def _batch_key(self):
+        return ("G",)
+
+    @classmethod
+    def _stack(cls, laws, seg):
+        obj = cls.__new__(cls)
+        obj.mu = np.array([law.mu for law in laws])[seg]  # one per edge
+        return obj
+
     def cells(self, edges):
         m = self.mu
         with np.errstate(all="ignore"):
@@ -150,8 +170,17 @@ class LaplaceLaw(Law):
     def __init__(self, mu: float):
         self.mu = float(mu)
 
+    def _batch_key(self):
+        return ("L",)
+
+    @classmethod
+    def _stack(cls, laws, seg):
+        obj = cls.__new__(cls)
+        obj.mu = np.array([law.mu for law in laws])[seg]
+        return obj
+
     def cells(self, edges):
-        m = self.mu
+        m = self.mu[:-1] if np.ndim(self.mu) else self.mu  # per cell
         a = np.clip(edges[:-1], -m, m)
         b = np.clip(edges[1:], -m, m)
         with np.errstate(all="ignore"):
@@ -187,6 +216,13 @@ class AtomicLaw(Law):
     def atoms(self):
         return self.u, self.p, self.q
 
+    def _batch_key(self):
+        return ("A",)
+
+    @classmethod
+    def _stack(cls, laws, seg):
+        return Law()  # no continuous part: every cell is empty
+
     def plan_atoms(self, m=2048):
         return self.u, self.p, self.q
 
@@ -214,6 +250,19 @@ class InverseLaw(Law):
         self.base = base
         self.q_inf = base.p_ninf
         self.p_ninf = base.q_inf
+
+    def _batch_key(self):
+        k = self.base._batch_key()
+        return None if k is None else ("I", k)
+
+    @classmethod
+    def _stack(cls, laws, seg):
+        # the base is evaluated on the mirrored edges: its laws in the mirrored order
+        bases = [law.base for law in laws]
+        obj = cls.__new__(cls)
+        obj.base = type(bases[0])._stack(bases, seg[::-1])
+        obj.q_inf = obj.p_ninf = 0.0
+        return obj
 
     def cells(self, edges):
         P, Q, ep, eq = self.base.cells(-np.asarray(edges, dtype=float)[::-1])

@@ -43,8 +43,9 @@ import numpy as np
 from .._numerics import EPS
 from .._validation import check_int
 from ..core.tradeoff import Bracketed, TradeOff
+from .batch import _disc_opt_batch, _disc_pess_batch, _plan_batch
 from .curves import LossCurve, _finish, _inv_label, hull_min_curves
-from .fourier import _KGF, _compose, _increasing_root, _tails, _tilt, _window
+from .fourier import _KGF, _compose, _increasing_root, _tails, _tilt_many, _window
 from .frames import _Frame
 from .lattice import _disc_envelope, _disc_opt, _disc_pess, _Lat
 from .laws import GenericLaw, Law, law_of
@@ -53,7 +54,7 @@ from .settings import Accuracy
 
 __all__ = ["compose_numeric", "compose_numeric_two_orders"]
 
-_LOG_ETA = math.log(1e-16)   # tilted mass outside a frame's window
+_LOG_ETA = math.log(1e-8)    # tilted mass outside a frame's window (each end)
 _STEPS_PER_OCTAVE = 4        # grid of lattice steps h0 * 2**(j/4)
 _TILTS_PER_OCTAVE = 8        # grid of tilts 2**(j/8)
 
@@ -126,6 +127,25 @@ def _factor_window(law: Law, h: float, tol: float, cap: int, off: float = 0.0,
     return ka, max(kb, ka)
 
 
+def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
+               off: float) -> tuple[int, int]:
+    """Lattice indices covering a factor's Q-law between its quantiles ``qs``."""
+    ql, qh, pl, ph = qs
+    lo, hi = (ql, qh) if qh >= ql else (min(ql, pl), max(qh, ph))
+    lo, hi = lo - off, hi - off
+    if not np.isfinite(lo):
+        lo = hi - 50.0 if np.isfinite(hi) else -50.0
+    if not np.isfinite(hi):
+        hi = lo + 50.0
+    ka, kb = int(math.floor(lo / h)), int(math.ceil(hi / h))
+    if kb - ka + 1 > cap:
+        raise ValueError(
+            f"the lattice for one factor needs {kb - ka + 1} points, more than "
+            f"max_points={cap}; pass a larger `grid_step`, a larger `rtol` or a larger "
+            f"`max_points`")
+    return ka, max(kb, ka)
+
+
 def _c(lam: float) -> tuple[float, float, float]:
     """c(lam) = lam log lam - (1 + lam) log(1 + lam) and its first two derivatives."""
     return (lam * math.log(lam) - (1.0 + lam) * math.log1p(lam),
@@ -154,6 +174,7 @@ class _Engine:
         self._kgfs: dict[Any, _KGF] = {}
         self._frames: dict[Any, _Frame] = {}
         self._curves: dict[Any, LossCurve] = {}
+        self._memo: dict[Any, Any] = {}
         self._plans: dict[int, tuple[_KGF, list]] = {}
         self.tol = acc.tail_mass / max(self.ntot, 1) * 1e-3
         self.var = float(self.plan_kgf(1)(np.array([0.0]))[2][0])
@@ -167,17 +188,67 @@ class _Engine:
         self.h0 = self._base_step()
 
     def factors(self, order: int) -> list[_Factor]:
+        """The factors of one order (a symmetric factor is the same in both)."""
         if order not in self._factors:
-            self._factors[order] = _factors([(f.inverse(), n) for f, n in self.groups])
+            base = self._factors[1]
+            self._factors[order] = [fa if f.is_symmetric else _factors([(f.inverse(), n)])[0]
+                                    for fa, (f, n) in zip(base, self.groups, strict=True)]
         return self._factors[order]
+
+    def _quantiles(self, law: Law, tol: float | None = None
+                   ) -> tuple[float, float, float, float]:
+        tol = self.tol if tol is None else tol
+        key = ("q", id(law), tol)
+        if key not in self._memo:
+            self._memo[key] = law.quantiles(tol)
+        return self._memo[key]
+
+    def _upper_tol(self, order: int, beta: float) -> float:
+        """Tail mass truncated above each factor (charged to +inf): ``tol`` for the
+        untilted frame (curves); in a frame of tilt ``beta`` at most 1e-4 of the δ the
+        frame answers (about exp(K - beta K'), the moment bound at its centre) over the
+        factors, so the charge stays a 1e-4 relative part of the answer."""
+        if beta <= 0:
+            return self.tol
+        K, K1, _ = self.plan_kgf(order)(np.array([beta]))
+        lam = beta
+        ld = float(K[0]) - lam * float(K1[0]) + lam * math.log(lam) - (1 + lam) * math.log1p(lam)
+        ld = min(ld, 0.0)
+        tol = 1e-4 * math.exp(ld) / max(self.ntot, 1)
+        return min(max(tol, self.tol), 1e-12 / max(self.ntot, 1))
+
+    def _off(self, law: Law, h: float) -> float:
+        key = ("o", id(law), h)
+        if key not in self._memo:
+            self._memo[key] = _offset(law, h)
+        return self._memo[key]
 
     def plan_kgf(self, order: int) -> _KGF:
         """Cumulant generating function of a coarse garbling of the composed law, for
         planning only (tilts, steps, windows; never for a bound)."""
         if order not in self._plans:
             fs = self.factors(order)
-            m = 2048 if len(fs) <= 16 else 256
-            parts = [(*_plan_atoms(fa.pess, m), fa.n) for fa in fs]
+            m = 2048 if len(fs) <= 16 else (256 if len(fs) <= 128 else 64)
+            atoms: list[Any] = [None] * len(fs)
+            groups: dict[Any, list[int]] = {}
+            for i, fa in enumerate(fs):
+                key = ("plan", id(fa.pess), m)
+                if key in self._memo:
+                    atoms[i] = self._memo[key]
+                    continue
+                bk = fa.pess._batch_key()
+                if bk is not None:
+                    groups.setdefault(bk, []).append(i)
+            for idx in groups.values():
+                if len(idx) < 4:
+                    continue
+                for i, at in zip(idx, _plan_batch([fs[i].pess for i in idx], m), strict=True):
+                    atoms[i] = (at[0], at[2])
+            for i, fa in enumerate(fs):
+                if atoms[i] is None:
+                    atoms[i] = _plan_atoms(fa.pess, m)
+                self._memo[("plan", id(fa.pess), m)] = atoms[i]
+            parts = [(*atoms[i], fa.n) for i, fa in enumerate(fs)]
             self._plans[order] = (_KGF.of_atoms(parts), parts)
         return self._plans[order][0]
 
@@ -233,39 +304,65 @@ class _Engine:
         end rises to where the factor's tilted mass below is under 1e-20 / (factors)
         (below, the lower tail's Q-mass sits on the lowest point: sound, and negligible
         in the frame)."""
+        mkey = ("w", h, order, beta)
+        if mkey in self._memo:
+            return self._memo[mkey]
         cap = self.acc.max_points
         out = []
         cuts = self._tilted_lower(order, beta) if beta > 0 else None
+        tol = self._upper_tol(order, beta)
         for i, fa in enumerate(self.factors(order)):
-            off = _offset(fa.pess, h)
-            ka, kb = _factor_window(fa.pess, h, self.tol, cap, off, 1)
+            off = self._off(fa.pess, h)
+            ka, kb = _window_of(self._quantiles(fa.pess, tol), h, cap, off)
             if fa.opt is not fa.pess:
-                ka2, kb2 = _factor_window(fa.opt, h, self.tol, cap, off, 1)
+                ka2, kb2 = _window_of(self._quantiles(fa.opt, tol), h, cap, off)
                 ka, kb = min(ka, ka2), max(kb, kb2)
             if cuts is not None and math.isfinite(cuts[i]):
                 ka = min(max(ka, int(math.floor((cuts[i] - off) / h)) - 1), kb)
             out.append((ka, kb))
-        return tuple(out)
+        self._memo[mkey] = tuple(out)
+        return self._memo[mkey]
 
     def _tilted_lower(self, order: int, beta: float) -> list[float]:
         """Per factor, a loss below which its tilted mass (tilt ``beta``, from the planning
-        atoms) is under 1e-20 / (factors)."""
-        self.plan_kgf(order)
+        atoms) is under 1e-20 / (factors); all factors at once."""
+        t, lq, starts, seg = self._sorted_plan(order)
+        F = starts.size
+        if t.size == 0:
+            return [-math.inf] * F
+        w = lq + beta * t
+        m = np.maximum.reduceat(w, starts)
+        e = np.exp(w - m[seg])
+        c = np.cumsum(e)
+        base = np.concatenate([[0.0], c[starts[1:] - 1]])
+        cs = c - base[seg]
+        totals = cs[np.concatenate([starts[1:] - 1, [t.size - 1]])]
+        key = seg + cs / totals[seg]                       # increasing across segments
         cut = 1e-20 / max(self.ntot, 1)
-        out = []
-        for t, q, _ in self._plans[order][1]:
-            keep = (q > 0) & np.isfinite(t)
-            if not keep.any():
-                out.append(-math.inf)
-                continue
-            t, q = t[keep], q[keep]
-            o = np.argsort(t, kind="stable")
-            t, q = t[o], q[o]
-            w = np.log(q) + beta * t
-            c = np.cumsum(np.exp(w - float(np.max(w))))
-            j = int(np.searchsorted(c, cut * c[-1], side="right"))
-            out.append(float(t[j - 1]) if j > 0 else -math.inf)
-        return out
+        j = np.searchsorted(key, np.arange(F) + cut, side="right")
+        ok = j > starts
+        return [float(t[jj - 1]) if o else -math.inf for jj, o in zip(j, ok, strict=True)]
+
+    def _sorted_plan(self, order: int) -> tuple[np.ndarray, ...]:
+        """The planning atoms of all factors sorted within each factor (losses, log
+        Q-masses, segment starts, segment of each atom)."""
+        key = ("sorted", order)
+        if key not in self._memo:
+            self.plan_kgf(order)
+            ts, ls, lens = [], [], []
+            for t, q, _ in self._plans[order][1]:
+                keep = (q > 0) & np.isfinite(t)
+                t, q = t[keep], q[keep]
+                if t.size == 0:  # keep the segment: one atom of no weight
+                    t, q = np.zeros(1), np.full(1, 1e-300)
+                o = np.argsort(t, kind="stable")
+                ts.append(t[o])
+                ls.append(np.log(q[o]))
+                lens.append(t.size)
+            starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+            seg = np.repeat(np.arange(len(lens)), lens)
+            self._memo[key] = (np.concatenate(ts), np.concatenate(ls), starts, seg)
+        return self._memo[key]
 
     def lats(self, side: str, h: float, order: int, beta: float = 0.0
              ) -> list[tuple[_Lat, int]]:
@@ -274,15 +371,31 @@ class _Engine:
         wins = self._windows(h, order, beta)
         key = (side, h, order, wins)
         if key not in self._lats:
-            out = []
-            for fa, (ka, kb) in zip(self.factors(order), wins, strict=True):
-                off = _offset(fa.pess, h)
+            fs = self.factors(order)
+            lats: list[_Lat | None] = [None] * len(fs)
+            # factors of one structure are discretised together (long lists)
+            groups: dict[Any, list[int]] = {}
+            for i, fa in enumerate(fs):
+                law = fa.pess if side == "pess" else fa.opt
+                bk = law._batch_key()
+                if bk is not None:
+                    groups.setdefault(bk, []).append(i)
+            for idx in groups.values():
+                if len(idx) < 4:
+                    continue
+                ls = [fs[i].pess if side == "pess" else fs[i].opt for i in idx]
+                fn = _disc_pess_batch if side == "pess" else _disc_opt_batch
+                res = fn(ls, h, [wins[i] for i in idx], [self._off(law, h) for law in ls])
+                for i, lat in zip(idx, res, strict=True):
+                    lats[i] = lat
+            for i, (fa, (ka, kb)) in enumerate(zip(fs, wins, strict=True)):
+                if lats[i] is not None:
+                    continue
                 if side == "pess":
-                    lat = _disc_pess(fa.pess, h, ka, kb, off)
+                    lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h))
                 else:
-                    lat = _disc_opt(fa.opt, h, ka, kb, _offset(fa.opt, h))
-                out.append((lat, fa.n))
-            self._lats[key] = out
+                    lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h))
+            self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]
         return self._lats[key]
 
     def kgf(self, side: str, h: float, order: int, beta: float = 0.0) -> _KGF:
@@ -358,7 +471,8 @@ class _Engine:
         if key in self._frames:
             return self._frames[key]
         hs = h
-        if side == "opt" and any(lat.atomic for lat, _ in self.lats("opt", h, order, lam)):
+        if side == "opt" and len(self.groups) <= 16 and \
+                any(lat.atomic for lat, _ in self.lats("opt", h, order, lam)):
             # atoms off the lattice make the bound first order there: a finer lattice
             hs = _quantise(h / 4.0, self.h0, _STEPS_PER_OCTAVE) if self.gap == 0 else \
                 self._align(h / 4.0)
@@ -384,7 +498,8 @@ class _Engine:
                 f"[{KA * hs + off:.4g}, {KB * hs + off:.4g}]), more than "
                 f"max_points={self.acc.max_points}; pass a larger `rtol` or `grid_step`, "
                 "or raise `max_points`")
-        items = [(_tilt(lat, lam, hs), n) for lat, n in lats]
+        items = list(zip(_tilt_many([lat for lat, _ in lats], lam, hs),
+                         [n for _, n in lats], strict=True))
         comp = _compose(items, KA, N)
         t = (KA + np.arange(N)).astype(float) * hs + off
         kgf_s = self.kgf(side, hs, order, lam)
