@@ -47,7 +47,7 @@ from .batch import _disc_opt_batch, _disc_pess_batch, _plan_batch
 from .curves import LossCurve, _finish, _inv_label, hull_min_curves
 from .fourier import _KGF, _compose, _increasing_root, _tails, _tilt_many, _window
 from .frames import _Frame
-from .lattice import _disc_envelope, _disc_opt, _disc_pess, _Lat
+from .lattice import _disc_opt, _disc_pess, _Lat, _sampled_laws
 from .laws import GenericLaw, Law, law_of
 from .result import Composition, GridInfo, LazyCurve, _Combine
 from .settings import Accuracy
@@ -69,34 +69,38 @@ class _Factor:
     n: int
 
 
+def _side_law(f: TradeOff, side: int) -> Law:
+    """The law of ``f``, or for a curve known only by its values the atomic law of its
+    lower (``side=0``) or upper (1) piecewise-linear bound."""
+    law = law_of(f)
+    if isinstance(law, GenericLaw):
+        return _sampled_laws(f)[side]
+    return law
+
+
 def _factors(groups: Sequence[tuple[TradeOff, int]]) -> list[_Factor]:
     out = []
     for f, n in groups:
         if isinstance(f, Bracketed):
-            out.append(_Factor(law_of(f.lower), law_of(f.upper), n))
+            out.append(_Factor(_side_law(f.lower, 0), _side_law(f.upper, 1), n))
         else:
             law = law_of(f)
-            out.append(_Factor(law, law, n))
+            if isinstance(law, GenericLaw):
+                lo, up = _sampled_laws(f)
+                out.append(_Factor(lo, up, n))
+            else:
+                out.append(_Factor(law, law, n))
     return out
 
 
 def _plan_atoms(law: Law, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Planning atoms (losses, Q-masses) of a factor's law: its own
-    :meth:`~gdp.engine.laws.Law.plan_atoms`, or for a factor known by its hooks the atoms of
-    its lattice envelope on a coarse step."""
+    """Planning atoms (losses, Q-masses) of a factor's law."""
     at = law.plan_atoms(m)
-    if at is not None:
-        return at[0], at[2]
-    ql, qh, _, _ = law.quantiles(1e-12)
-    hc = max((qh - ql) / m, 1e-6)
-    lat = _disc_envelope(law.f, hc, int(math.floor(ql / hc)), int(math.ceil(qh / hc)))
-    return (lat.k0 + np.arange(lat.q.size)) * hc, lat.q
+    return at[0], at[2]
 
 
 def _offset(law: Law, h: float) -> float:
     """A lattice offset in [0, h) putting the heaviest atom of the Q-law on the lattice."""
-    if isinstance(law, GenericLaw):
-        return 0.0
     u, _, q = law.atoms()
     if u.size == 0 or not np.any(q > 0):
         return 0.0
@@ -290,7 +294,7 @@ class _Engine:
             return self.acc.grid_step
         lam = max(lam, 1e-300)
         scale = max(eps, 1.0 / lam)
-        h = math.sqrt(3.0 * self.acc.rtol * scale / (lam * max(self.ntot, 1)))
+        h = math.sqrt(1.5 * self.acc.rtol * scale / (lam * max(self.ntot, 1)))
         h = min(h, 0.25 * sd, 0.5)
         if not h > 0 or not math.isfinite(h):
             h = self.h0
@@ -313,10 +317,8 @@ class _Engine:
         tol = self._upper_tol(order, beta)
         for i, fa in enumerate(self.factors(order)):
             off = self._off(fa.pess, h)
+            # (the other side uses the same windows: what it drops outside only lowers it)
             ka, kb = _window_of(self._quantiles(fa.pess, tol), h, cap, off)
-            if fa.opt is not fa.pess:
-                ka2, kb2 = _window_of(self._quantiles(fa.opt, tol), h, cap, off)
-                ka, kb = min(ka, ka2), max(kb, kb2)
             if cuts is not None and math.isfinite(cuts[i]):
                 ka = min(max(ka, int(math.floor((cuts[i] - off) / h)) - 1), kb)
             out.append((ka, kb))
