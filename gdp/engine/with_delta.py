@@ -6,7 +6,8 @@ closed form for closed-form :math:`h`, and :func:`_with_delta` applies it to exa
 numeric compositions without recomputing them.
 
 Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`, and
-:mod:`gdp.engine.curves`, :mod:`gdp.engine.laws`, :mod:`gdp.engine.result`.
+:mod:`gdp.engine.curves`, :mod:`gdp.engine.laws`, :mod:`gdp.engine.randomized_response`,
+:mod:`gdp.engine.result`.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import EPS
 from ..core.piecewise import Identity
 from ..core.tradeoff import Derived, TradeOff
 from ..families.epsdelta import EpsDelta
 from .curves import LossCurve, curve_from_atoms
 from .laws import Law, law_of
+from .randomized_response import RandomizedResponsePower, _rr_power_from_curve
 from .result import Composition, LazyCurve
 
 __all__ = ["WithDelta"]
@@ -161,7 +164,13 @@ def _curve_with_delta(c: LossCurve, delta: float) -> LossCurve:
     s = 1.0 - delta
     return curve_from_atoms(np.concatenate([u, [np.inf]]), np.concatenate([s * p, [0.0]]),
                             np.concatenate([s * q, [delta]]), name=c.name,
-                            symmetric=c.symmetric, optimistic=c.optimistic)
+                            symmetric=c.symmetric, optimistic=c.optimistic,
+                            rerr=c.rerr + 2 * EPS)
+
+
+def _both(a: float, b: float) -> float:
+    """:math:`1-(1-a)(1-b) = a + b(1-a)` without cancellation, rounded up (3 roundings)."""
+    return min(1.0, (a + b * (1.0 - a)) * (1.0 + 2 * EPS))
 
 
 def _with_delta(h: TradeOff, delta: float) -> TradeOff:
@@ -173,9 +182,12 @@ def _with_delta(h: TradeOff, delta: float) -> TradeOff:
     if isinstance(h, Identity):
         return EpsDelta(eps=0.0, delta_=delta)
     if isinstance(h, EpsDelta):
-        return EpsDelta(eps=h.eps, delta_=1.0 - (1.0 - h.delta_) * (1.0 - delta))
+        return EpsDelta(eps=h.eps, delta_=_both(h.delta_, delta))
     if isinstance(h, WithDelta):
-        return WithDelta(base=h.base, delta_=1.0 - (1.0 - h.delta_) * (1.0 - delta))
+        return WithDelta(base=h.base, delta_=_both(h.delta_, delta))
+    if isinstance(h, RandomizedResponsePower):  # profile and eps(delta) stay in log space
+        return _rr_power_from_curve(_curve_with_delta(h, delta), h.eps0, h.k,
+                                    _both(h.delta_, delta))
     if isinstance(h, LossCurve):
         return _curve_with_delta(h, delta)
     if isinstance(h, Composition):
