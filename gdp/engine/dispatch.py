@@ -146,8 +146,11 @@ def _is_zero(f: TradeOff) -> bool:
     return v <= 0.0
 
 
-def _compose_groups(groups: list[tuple[TradeOff, int]], acc_kw: dict[str, Any]) -> TradeOff:
-    acc = accuracy(**acc_kw)
+def _normalised(groups: list[tuple[TradeOff, int]]
+                ) -> TradeOff | tuple[list[tuple[TradeOff, int]], float, bool]:
+    """Split off the δ parts, drop perfect-privacy factors, merge equal factors and all
+    Gaussians (into one): ``(rest, delta, all_gauss)``, or the answer when it is trivial
+    (a zero factor)."""
     log_keep = 0.0  # log(1 - delta) of the split-off delta part
     merged: dict[Any, list] = {}
     gauss = 0.0
@@ -180,10 +183,16 @@ def _compose_groups(groups: list[tuple[TradeOff, int]], acc_kw: dict[str, Any]) 
         return EpsDelta(eps=0.0, delta_=1.0)
     rest = [(f, n) for f, n in merged.values()]
     if gauss > 0:
-        g = Gaussian(mu=math.sqrt(gauss))
-        if not rest:
-            return _with_delta(g, delta)
-        rest.append((g, 1))
+        rest.append((Gaussian(mu=math.sqrt(gauss)), 1))
+    return rest, delta, all_gauss
+
+
+def _compose_groups(groups: list[tuple[TradeOff, int]], acc_kw: dict[str, Any]) -> TradeOff:
+    acc = accuracy(**acc_kw)
+    norm = _normalised(groups)
+    if isinstance(norm, TradeOff):
+        return norm
+    rest, delta, all_gauss = norm
     if not rest:
         return _with_delta(Gaussian(mu=0.0) if all_gauss else Identity(), delta)
     if len(rest) == 1 and rest[0][1] == 1:
@@ -308,7 +317,14 @@ def compose_two_orders(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
         return compose(*fs, **accuracy_kw)
     acc = accuracy(**accuracy_kw)
     pairs = _grouped(fs)
-    return _two_orders(pairs, acc, name=_name(pairs))
+    norm = _normalised(pairs)  # the same exact reductions as compose
+    if isinstance(norm, TradeOff):
+        return norm
+    rest, delta, _ = norm
+    if all(f.is_symmetric for f, _ in rest):
+        extra = [(EpsDelta(eps=0.0, delta_=delta), 1)] if delta > 0 else []
+        return _compose_groups(rest + extra, accuracy_kw)
+    return _with_delta(_two_orders(rest, acc, name=_name(pairs)), delta)
 
 
 register_engine(compose=compose, compose_power=compose_power)

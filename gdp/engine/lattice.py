@@ -326,17 +326,33 @@ def _sweep(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray, qe: np.n
     atom, a bound on the relative error of its ratio (the residual imbalance after
     rounding and the error bounds ``ex`` of the merged imbalances)."""
     qa, ra, rounded = _balance_pass(t, q, x, ex, qe, 12, seg)
-    kept, total = float(np.sum(qa)), float(np.sum(q + qe))
-    if not rounded.any() and kept >= total * (1.0 - 1e-12):
-        return qa, ra
-    qb, rb, _ = _balance_pass(t, q, x, ex, qe, 0, seg)
     if seg is None:
+        kept, total = float(np.sum(qa)), float(np.sum(q + qe))
+        if not rounded.any() and kept >= total * (1.0 - 1e-12):
+            return qa, ra
+        qb, rb, _ = _balance_pass(t, q, x, ex, qe, 0, seg)
         return (qa, ra) if float(np.sum(qa)) >= float(np.sum(qb)) else (qb, rb)
-    # per segment: the strategy keeping more Q-mass
+    # per segment: rounding at once is tried only where merging first had to round an
+    # atom other than the top one (elsewhere it would round at least as much), and the
+    # strategy keeping more Q-mass is used
     sa = np.add.reduceat(qa, seg[3])
-    sb = np.add.reduceat(qb, seg[3])
-    pick = (sb > sa)[seg[2]]
-    return np.where(pick, qb, qa), np.where(pick, rb, ra)
+    lost = rounded
+    if not lost.any():
+        return qa, ra
+    sub = np.flatnonzero(lost[seg[2]])
+    ends = np.concatenate([seg[3], [t.size]])
+    lens = (ends[1:] - ends[:-1])[lost]
+    st = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    sid = np.repeat(np.arange(lens.size), lens)
+    sseg = (st[sid], (st + lens - 1)[sid], sid, st)
+    qb, rb, _ = _balance_pass(t[sub], q[sub], x[sub], ex[sub], qe[sub], 0, sseg)
+    sb = np.add.reduceat(qb, st)
+    pick = np.zeros(t.size, dtype=bool)
+    pick[sub] = (sb > sa[lost])[sid]
+    qo, ro = qa.copy(), ra.copy()
+    qo[sub] = np.where(pick[sub], qb, qa[sub])
+    ro[sub] = np.where(pick[sub], rb, ra[sub])
+    return qo, ro
 
 
 def _balance_pass(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray,
