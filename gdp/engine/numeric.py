@@ -292,10 +292,16 @@ class _Engine:
         """Lattice step for a question answered at tilt ``lam`` near ``eps``."""
         if self.acc.grid_step is not None:
             return self.acc.grid_step
-        lam = max(lam, 1e-300)
-        scale = max(eps, 1.0 / lam)
-        h = math.sqrt(1.5 * self.acc.rtol * scale / (lam * max(self.ntot, 1)))
+        # connect-the-dots moves each factor's tilted cumulant generating function by
+        # about (c0 + c1 lam) h^2 (the mean shift, and the curvature at the tilt), which
+        # moves the answer by about that times n / lam' with lam' ~ lam + 1 ... so eps
+        # errs by O(n (1 + lam) h^2 / lam')/12: h^2 ~ 12 c rtol eps / (n (1 + lam))
+        scale = max(eps, 1.0 / (lam + 1.0))
+        h = math.sqrt(2.0 * self.acc.rtol * scale / ((lam + 1.0) * max(self.ntot, 1)))
         h = min(h, 0.25 * sd, 0.5)
+        # the frame's window spans about 16 tilted spreads: at most about 2**20 points
+        # (a question far in the bulk, e.g. δ at an ε far below the mean, needs no more)
+        h = max(h, 16.0 * sd / 2.0 ** 20)
         if not h > 0 or not math.isfinite(h):
             h = self.h0
         h = max(h, self.h0 / 2.0 ** 12)
@@ -482,13 +488,26 @@ class _Engine:
         off = math.fsum(n * lat.off for lat, n in lats)
         pk = self.plan_kgf(order)
         bd = _window(pk, lam, log_eta, h)
-        # where the planning bound reaches an end of the support, take the lattice's end
-        kl = self.kgf("pess", h, order, lam)
-        slack = 2.0 * self.ntot * h
-        if bd.B >= pk.tmax - slack:
+        tiny = 1e-9 * (1.0 + abs(pk.tmax) + abs(pk.tmin))
+        reach_hi, reach_lo = bd.B >= pk.tmax - tiny, bd.A <= pk.tmin + tiny
+        kl = self.kgf(side, hs, order, lam)
+        # the planning law is a coarse garbling: its tilted mean and spread err by a small
+        # relative amount per factor, which long compositions multiply (as do the two
+        # sides' discretisation errors); where they are off by a quarter of the spread the
+        # window comes from this side's lattice law itself (whose tails are bounded)
+        (kp,), (mp,), (vp,) = pk(np.array([lam]))
+        (kq,), (ml,), (vl,) = kl(np.array([lam]))
+        if all(math.isfinite(v) for v in (kp, mp, vp, kq, ml, vl)) and vp > 0 and vl > 0 \
+                and (abs(ml - mp) > 0.25 * math.sqrt(vl) or not 0.64 < vl / vp < 1.5625):
+            bd = _window(kl, lam, log_eta, hs)
+            reach_hi = bd.B >= kl.tmax - tiny
+            reach_lo = bd.A <= kl.tmin + tiny
+        # where the planning window reached an end of the support, the lattice's end
+        if reach_hi:
             bd.B = max(bd.B, kl.tmax)
-        if bd.A <= pk.tmin + slack:
+        if reach_lo:
             bd.A = min(bd.A, kl.tmin)
+        bd.A, bd.B = max(bd.A, kl.tmin), min(bd.B, kl.tmax)
         KA = int(math.floor((bd.A - off) / hs + 1e-9))
         KB = int(math.ceil((bd.B - off) / hs - 1e-9))
         from scipy import fft as sfft  # loaded on first use (import time)
@@ -504,7 +523,7 @@ class _Engine:
                          [n for _, n in lats], strict=True))
         comp = _compose(items, KA, N)
         t = (KA + np.arange(N)).astype(float) * hs + off
-        kgf_s = self.kgf(side, hs, order, lam)
+        kgf_s = kl
         til_hi, til_lo, q_hi, q_lo = _tails(kgf_s, lam, bd, float(t[0]), float(t[-1]))
         shift = math.fsum(n * lat.shift for lat, n in lats)
         qi = self.q_infinity(side, hs, order, lam)
