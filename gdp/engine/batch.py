@@ -102,6 +102,21 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     if charged.any():
         j = start[cfid[charged]] + cloc[charged] - 1
         m = Q[charged] * (1.0 + rq[charged]) + EQ[charged]
+        # cells of positive losses go whole to the extremes (as in _disc_pess)
+        up = t[j] >= 0.0
+        sel = np.flatnonzero(mid)[np.flatnonzero(charged[mid])]
+        upc = np.zeros(charged.size, dtype=bool)
+        upc[sel[up]] = True
+        Qi = np.where(upc[mid], 0.0, Qi)
+        bq = np.where(upc[mid], 0.0, bq)
+        split_a[:] = 0.0
+        split_b[:] = 0.0
+        np.add.at(split_a, lo_pt, Qi - bq)
+        np.add.at(split_b, lo_pt, bq)
+        fj = cfid[charged][up]
+        np.add.at(q_inf, fj, m[up])
+        np.add.at(p_ninf, fj, m[up] * np.exp(-t[j[up]]))
+        j, m = j[~up], m[~up]
         np.add.at(eabs, j, m)
         np.add.at(eabs, j + 1, m)
     # atoms, factor by factor (few)

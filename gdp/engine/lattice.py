@@ -144,6 +144,16 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     if charged.any():
         i = np.flatnonzero(charged)
         m = Q[1:n][i] * (1.0 + rq[1:n][i]) + EQ[1:n][i]
+        up = t[i] >= 0.0
+        # a charged cell of positive losses goes whole to the extremes (its Q-mass bound to
+        # +inf, its P-mass bound e^{-t} Q to -inf: the true cell is a garbling of that pair),
+        # an absolute charge no tilted frame magnifies; the others feed their end points
+        # and are charged in full there
+        split_a[i[up]] = 0.0
+        split_b[i[up]] = 0.0
+        q_inf += float(np.sum(m[up]))
+        p_ninf += float(np.sum(m[up] * np.exp(-t[i[up]])))
+        i, m = i[~up], m[~up]
         np.add.at(eabs, i, m)
         np.add.at(eabs, i + 1, m)
     u, pa, qa = law.atoms()
