@@ -168,13 +168,24 @@ def reference(cfg: dict) -> dict:
     return rec
 
 
+def _key(c: dict) -> tuple:
+    return (c["sigma"], c["p"], c["steps"], c["delta"])
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the named configurations only")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the configurations already in the file, compute the others")
     args = ap.parse_args(argv)
     cfgs = configs()
     if args.quick:
         cfgs = [c for c in cfgs if c["regime"] != "random"]
+    done: list[dict] = []
+    if args.resume and OUT.exists():
+        done = json.loads(OUT.read_text())["configurations"]
+        have = {_key(c) for c in done}
+        cfgs = [c for c in cfgs if _key(c) not in have]
     from importlib.metadata import version
 
     import dp_accounting
@@ -193,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
                  "prv-accountant: PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism("
                  "noise_multiplier=sigma, sampling_probability=p)], max_self_compositions="
                  "[steps], eps_error=err, delta_error=delta/1000).compute_epsilon(...)"),
-        configurations=[])
+        configurations=done)
     del dp_accounting, prv_accountant
     for i, c in enumerate(cfgs):
         t0 = time.perf_counter()
