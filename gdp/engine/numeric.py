@@ -55,6 +55,7 @@ from .settings import Accuracy
 __all__ = ["compose_numeric", "compose_numeric_two_orders"]
 
 _LOG_ETA = math.log(1e-8)    # tilted mass outside a frame's window (each end)
+_LOG_ETA_WIDE = math.log(1e-30)  # ... for the second frame of rare-event questions
 _STEPS_PER_OCTAVE = 4        # grid of lattice steps h0 * 2**(j/4)
 _TILTS_PER_OCTAVE = 8        # grid of tilts 2**(j/8)
 
@@ -280,6 +281,7 @@ class _Engine:
         else:
             h = min(math.sqrt(3.0 * acc.rtol * var / k), 0.05 * math.sqrt(var), 0.5)
         # the factor lattices stay below 2**18 points
+        self.wmax = wmax
         h = max(h, wmax / (1 << 18))
         return self._align(h)
 
@@ -304,7 +306,8 @@ class _Engine:
         h = max(h, 16.0 * sd / 2.0 ** 20)
         if not h > 0 or not math.isfinite(h):
             h = self.h0
-        h = max(h, self.h0 / 2.0 ** 12)
+        # and no factor's lattice (widest at the smallest tail tolerance) over 2**21 points
+        h = max(h, self.h0 / 2.0 ** 12, self.wmax / 2.0 ** 21)
         return self._align(_quantise(h, self.h0, _STEPS_PER_OCTAVE))
 
     # -- discretisation -----------------------------------------------------
@@ -502,7 +505,11 @@ class _Engine:
             bd = _window(kl, lam, log_eta, hs)
             reach_hi = bd.B >= kl.tmax - tiny
             reach_lo = bd.A <= kl.tmin + tiny
-        # where the planning window reached an end of the support, the lattice's end
+        # where the planning window reached an end of the support, or came within a
+        # quarter of its width (or 64 steps) of it, the lattice's end (no tail bound then)
+        near = max(0.25 * (bd.B - bd.A), 64.0 * hs)
+        reach_hi = reach_hi or kl.tmax - bd.B <= near
+        reach_lo = reach_lo or bd.A - kl.tmin <= near
         if reach_hi:
             bd.B = max(bd.B, kl.tmax)
         if reach_lo:
@@ -555,7 +562,17 @@ class _Engine:
                 continue
             h, lam = key
             fr = self.frame(side, order, h, lam)
-            out[ii] = fr.epsilon(flat[ii]) if kind == "eps" else fr.delta(flat[ii])
+            v = fr.epsilon(flat[ii]) if kind == "eps" else fr.delta(flat[ii])
+            # the window holds all but 1e-8 of the tilted mass; where the moment bound is
+            # far above the truth (rare events: small p T, tiny δ) the untilted mass above
+            # it can exceed the δ asked; then a frame with a window at 1e-30 as well, and
+            # the better of the two (both bounds on this side)
+            ref = np.min(flat[ii]) if kind == "eps" else float(np.min(v))
+            if side == "pess" and fr.m_hi > 1e-3 * ref:
+                fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
+                v2 = fr2.epsilon(flat[ii]) if kind == "eps" else fr2.delta(flat[ii])
+                v = np.minimum(v, v2)
+            out[ii] = v
         return out.reshape(x.shape)
 
     def _plan_key(self, order: int, kind: str, v: float) -> Any:
