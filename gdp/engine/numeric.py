@@ -281,7 +281,6 @@ class _Engine:
         else:
             h = min(math.sqrt(3.0 * acc.rtol * var / k), 0.05 * math.sqrt(var), 0.5)
         # the factor lattices stay below 2**18 points
-        self.wmax = wmax
         h = max(h, wmax / (1 << 18))
         return self._align(h)
 
@@ -306,12 +305,12 @@ class _Engine:
         h = max(h, 16.0 * sd / 2.0 ** 20)
         if not h > 0 or not math.isfinite(h):
             h = self.h0
-        # and no factor's lattice (widest at the smallest tail tolerance) over 2**21 points
-        h = max(h, self.h0 / 2.0 ** 12, self.wmax / 2.0 ** 21)
+        h = max(h, self.h0 / 2.0 ** 12)
         return self._align(_quantise(h, self.h0, _STEPS_PER_OCTAVE))
 
     # -- discretisation -----------------------------------------------------
-    def _windows(self, h: float, order: int, beta: float) -> tuple[tuple[int, int], ...]:
+    def _windows(self, h: float, order: int, beta: float, cap: int | None = None
+                 ) -> tuple[tuple[int, int], ...]:
         """Each factor's lattice window for one order: its Q-law between the quantiles at
         ``tol`` (above, the truncated mass is charged to +inf); in a tilted frame the lower
         end rises to where the factor's tilted mass below is under 1e-20 / (factors)
@@ -320,7 +319,7 @@ class _Engine:
         mkey = ("w", h, order, beta)
         if mkey in self._memo:
             return self._memo[mkey]
-        cap = self.acc.max_points
+        cap = self.acc.max_points if cap is None else min(cap, self.acc.max_points)
         out = []
         cuts = self._tilted_lower(order, beta) if beta > 0 else None
         tol = self._upper_tol(order, beta)
@@ -472,7 +471,17 @@ class _Engine:
             eps = x
         sd = math.sqrt(max(K2, 0.0))
         hq = self.step_for(lam, max(eps, 0.0), sd if sd > 0 else sd0)
+        self._memo[("plan-eps", order, kind, x)] = (eps, sd if sd > 0 else sd0)
         lam_q = _quantise(lam, 1.0, _TILTS_PER_OCTAVE, down=False)
+        if self.acc.grid_step is None:
+            # no factor's lattice over 2**21 points: coarser steps where the rule's step
+            # would need more (far tails of a factor at a tiny tolerance)
+            for _ in range(64):
+                try:
+                    self._windows(hq, order, lam_q, cap=1 << 21)
+                    break
+                except ValueError:
+                    hq = self._align(_quantise(2.0 * hq, self.h0, _STEPS_PER_OCTAVE))
         return hq, lam_q
 
     # -- frames -------------------------------------------------------------
@@ -572,8 +581,32 @@ class _Engine:
                 fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
                 v2 = fr2.epsilon(flat[ii]) if kind == "eps" else fr2.delta(flat[ii])
                 v = np.minimum(v, v2)
+            if kind == "eps":
+                v = self._refine_step(side, order, h, lam, flat[ii], v)
             out[ii] = v
         return out.reshape(x.shape)
+
+    def _refine_step(self, side: str, order: int, h: float, lam: float, x: np.ndarray,
+                     v: np.ndarray) -> np.ndarray:
+        """Where the moment bound that chose the step was far above the answer (rare
+        events: the tilted law is bimodal and the bound can be 100 times the truth), the
+        step the rule gives at the answer found, and the better of the two answers (each
+        is a bound on its side; the question alone decides, value by value)."""
+        v = v.copy()
+        for j, (xj, vj) in enumerate(zip(x.tolist(), v.tolist(), strict=True)):
+            info = self._memo.get(("plan-eps", order, "eps", xj))
+            if info is None or not (math.isfinite(vj) and 0.0 < vj < 0.25 * info[0]):
+                continue
+            h2 = self.step_for(lam, vj, info[1])
+            if not h2 < 0.7 * h:
+                continue
+            try:
+                fr2 = self.frame(side, order, h2, lam)
+            except ValueError:
+                continue
+            w = float(fr2.epsilon(np.array([xj]))[0])
+            v[j] = min(vj, w) if side == "pess" else max(vj, w)
+        return v
 
     def _plan_key(self, order: int, kind: str, v: float) -> Any:
         if kind == "eps" and v >= 1.0:
