@@ -27,20 +27,19 @@ from .laws import Law
 __all__ = []
 
 
-def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
-                     offs: list[float]) -> list[_Lat]:
-    """Connect-the-dots of ``laws`` (one structure) on their windows, in one pass."""
-    F = len(laws)
-    ns = np.array([kb - ka + 1 for ka, kb in wins], dtype=np.int64)
-    kas = np.array([ka for ka, _ in wins], dtype=np.int64)
-    offv = np.array(offs, dtype=float)
-    start = np.concatenate([[0], np.cumsum(ns)[:-1]])          # first point of each factor
+def _layout(ns: np.ndarray, kas: np.ndarray, offv: np.ndarray, h: float, shift: float
+            ) -> tuple:
+    """Stacked lattices of several factors: each factor's first point, the number of
+    points, the factor and local index of each point, the points ``t``, and the edges per
+    factor (-inf, its points + ``shift``, +inf; cells: n + 1 per factor, plus one
+    meaningless cell between consecutive factors) with their sizes, starts, factor of
+    each edge and the mask of the inner edges."""
+    F = ns.size
+    start = np.concatenate([[0], np.cumsum(ns)[:-1]]).astype(np.int64)
     tot = int(ns.sum())
     fid = np.repeat(np.arange(F), ns)                           # factor of each point
     loc = np.arange(tot) - start[fid]                           # local index of each point
     t = (kas[fid] + loc).astype(float) * h + offv[fid]
-    # edges per factor: -inf, its points, +inf; cells: n + 1 per factor, plus one
-    # meaningless cell between consecutive factors
     ne = ns + 2
     estart = np.concatenate([[0], np.cumsum(ne)[:-1]])
     E = np.empty(int(ne.sum()))
@@ -50,7 +49,18 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     inner = np.ones(E.size, dtype=bool)
     inner[estart] = False
     inner[estart + ne - 1] = False
-    E[inner] = t
+    E[inner] = t + shift
+    return start, tot, fid, loc, t, ne, estart, E, eseg, inner
+
+
+def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
+                     offs: list[float]) -> list[_Lat]:
+    """Connect-the-dots of ``laws`` (one structure) on their windows, in one pass."""
+    F = len(laws)
+    ns = np.array([kb - ka + 1 for ka, kb in wins], dtype=np.int64)
+    kas = np.array([ka for ka, _ in wins], dtype=np.int64)
+    offv = np.array(offs, dtype=float)
+    start, tot, fid, loc, t, ne, estart, E, eseg, inner = _layout(ns, kas, offv, h, 0.0)
     # refs per cell (E.size - 1 cells): cell 0 of a factor its upper end, the others their
     # lower end; the cell after a factor's +inf is meaningless
     R = np.zeros(E.size - 1)
@@ -221,21 +231,7 @@ def _disc_opt_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     ns = np.array([kb - ka + 1 for ka, kb in wins], dtype=np.int64)
     kas = np.array([ka for ka, _ in wins], dtype=np.int64)
     offv = np.array(offs, dtype=float)
-    start = np.concatenate([[0], np.cumsum(ns)[:-1]]).astype(np.int64)
-    tot = int(ns.sum())
-    fid = np.repeat(np.arange(F), ns)
-    loc = np.arange(tot) - start[fid]
-    t = (kas[fid] + loc).astype(float) * h + offv[fid]
-    ne = ns + 2
-    estart = np.concatenate([[0], np.cumsum(ne)[:-1]])
-    E = np.empty(int(ne.sum()))
-    eseg = np.repeat(np.arange(F), ne)
-    E[estart] = -np.inf
-    E[estart + ne - 1] = np.inf
-    inner = np.ones(E.size, dtype=bool)
-    inner[estart] = False
-    inner[estart + ne - 1] = False
-    E[inner] = t - 0.5 * h
+    start, tot, fid, loc, t, ne, estart, E, eseg, inner = _layout(ns, kas, offv, h, -0.5 * h)
     R = np.zeros(E.size - 1)
     R[inner[:-1]] = t                                   # the cell above t_j - h/2: ref t_j
     R[estart] = t[start]

@@ -118,18 +118,7 @@ def _factor_window(law: Law, h: float, tol: float, cap: int, off: float = 0.0,
     lo, hi = {1: (ql, qh), -1: (pl, ph)}.get(order, (min(ql, pl), max(qh, ph)))
     if hi < lo:
         lo, hi = min(ql, pl), max(qh, ph)
-    lo, hi = lo - off, hi - off
-    if not np.isfinite(lo):
-        lo = hi - 50.0 if np.isfinite(hi) else -50.0
-    if not np.isfinite(hi):
-        hi = lo + 50.0
-    ka, kb = int(math.floor(lo / h)), int(math.ceil(hi / h))
-    if kb - ka + 1 > cap:
-        raise ValueError(
-            f"the lattice for one factor needs {kb - ka + 1} points, more than "
-            f"max_points={cap}; pass a larger `grid_step`, a larger `rtol` or a larger "
-            f"`max_points`")
-    return ka, max(kb, ka)
+    return _window_of((lo, hi, lo, hi), h, cap, off)
 
 
 def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
