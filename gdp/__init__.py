@@ -14,7 +14,8 @@ below it (``tests/test_layers.py`` checks this, function-level imports included,
 no modules import each other in a circle):
 
 1. ground: ``_numerics`` (log-space helpers, the lower convex hull, bracketed root finding
-   and maximisation), ``_validation`` (argument checks, one message style);
+   and maximisation), ``_validation`` (argument checks, one message style), ``_progress``
+   (the ``progress(fraction, message)`` callback of long calls);
 2. ``core``: the :class:`TradeOff` abstraction, its wrappers and constructors;
 3. ``families``: :math:`G_\mu`, :math:`f_{\varepsilon,\delta}`, Laplace (closed forms);
 4. ``engine``: privacy-loss laws, lattice discretisation on both sides, Fourier
@@ -22,8 +23,11 @@ no modules import each other in a circle):
 5. ``sampling``: subsampling, Poisson subsampling, DP-SGD;
 6. ``approx``: functionals, the CLT, Edgeworth (labelled approximations);
 7. ``bounds``: classical, KOV, RDP bounds and the comparison tables;
-8. ``accounting``: calibration of the noise to a target;
-9. ``mechanisms``: mechanisms, sensitivities, the empirical auditor;
+8. ``accounting``: calibration of the noise to a target, the accountant (a ledger with a
+   budget), epochs-to-steps conventions, dp-accounting ``DpEvent``\ s; its Opacus and
+   dp-accounting faces ``gdp.opacus`` and ``gdp.dpaccounting`` load on first use;
+9. ``mechanisms``: mechanisms, sensitivities, the empirical auditor; ``sql``: private SQL
+   with elastic sensitivity (optional extra ``[sql]``, loaded lazily);
 10. ``plot``: plots and the figures of the notes (matplotlib, loaded lazily);
 11. ``cli``: the ``gdp`` command.
 
@@ -45,7 +49,15 @@ from .bounds import *
 from .core import *
 from .engine import Composition, LossCurve, WithDelta, compose, compose_power, compose_two_orders
 from .families import *
-from .mechanisms import AuditResult, audit, sensitivity
+from .mechanisms import (
+    AuditResult,
+    OneRunAudit,
+    audit,
+    audit_one_run,
+    one_run_guesses,
+    one_run_rejects,
+    sensitivity,
+)
 from .sampling import *
 
 del _engine
@@ -68,26 +80,44 @@ __all__ = [
     "basic_composition", "advanced_composition", "advanced_epsilon", "advanced_delta",
     "kairouz_composition", "kairouz_epsilon", "kairouz_delta", "kov_delta", "kov_epsilon",
     "rdp_gaussian", "rdp_laplace", "rdp_randomized_response", "rdp_sampled_gaussian",
-    "rdp_of", "eps_from_rdp", "delta_from_rdp", "compare", "epsilon_vs_k",
-    # calibration
-    "calibrate_sigma", "calibrate_dpsgd", "calibrate_gaussian",
+    "rdp_of", "eps_from_rdp", "delta_from_rdp", "compare", "epsilon_vs_k", "from_rdp",
+    "from_zcdp",
+    # calibration, the accountant, conventions, DpEvents
+    "calibrate_sigma", "calibrate_dpsgd", "calibrate_gaussian", "Accountant", "BudgetExceeded",
+    "epochs_to_steps", "Schedule", "from_dp_event", "dp_event_to_dict", "UnsupportedEvent",
+    # attack risk, hyperparameter tuning, adaptive composition
+    "risk", "tuning", "compare_tuning", "rdp_tuning", "truncated_negative_binomial",
+    "geometric_runs", "poisson_runs", "binomial_runs", "fixed_runs", "GaussianFilter",
+    "GaussianOdometer",
     # central limit theorem and Edgeworth (approximations)
     "kl", "kappa2", "kappa3", "kappa3_bar", "functionals", "clt", "clt_limit",
     "eps_delta_limit", "noisy_sgd_mu", "edgeworth", "ApproximationWarning",
     # mechanisms, sensitivities, auditing, plots
-    "mechanisms", "sensitivity", "audit", "plot", "plot_audit",
+    "mechanisms", "sensitivity", "audit", "audit_one_run", "one_run_guesses",
+    "one_run_rejects", "plot", "plot_audit", "sql",
 ]
 
 
-def __getattr__(name: str):
-    """Load :mod:`gdp.plot` on first use (PEP 562), so ``import gdp`` needs no matplotlib."""
-    if name in ("plot", "plot_audit"):
-        import importlib
+#: modules loaded on first use: ``gdp.sql`` (needs sqlglot), ``gdp.opacus`` (Opacus's
+#: IAccountant; torch only if Opacus is installed), ``gdp.dpaccounting`` (dp-accounting's
+#: PrivacyAccountant; needs dp-accounting)
+_LAZY_MODULES = {"sql": ".sql", "opacus": ".accounting.opacus",
+                 "dpaccounting": ".accounting.dpaccounting"}
 
+
+def __getattr__(name: str):
+    """Load :mod:`gdp.plot`, :mod:`gdp.sql`, ``gdp.opacus`` and ``gdp.dpaccounting`` on first
+    use (PEP 562), so ``import gdp`` needs neither matplotlib, sqlglot, torch nor
+    dp-accounting."""
+    import importlib
+
+    if name in ("plot", "plot_audit"):
         plot = importlib.import_module(".plot", __name__)
         return plot if name == "plot" else plot.plot_audit
+    if name in _LAZY_MODULES:
+        return importlib.import_module(_LAZY_MODULES[name], __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), "plot", "plot_audit"})
+    return sorted({*globals(), "plot", "plot_audit", *_LAZY_MODULES})

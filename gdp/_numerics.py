@@ -30,7 +30,7 @@ import numpy as np
 
 __all__ = [
     "EPS", "float_or_array", "log1mexp", "logdiffexp", "lower_convex_hull", "upper_envelope",
-    "find_root_bracket", "bisect_bracket", "golden_section_max",
+    "find_root_bracket", "bisect_bracket", "golden_section_max", "step_until",
 ]
 
 _LOG_HALF = -np.log(2.0)
@@ -261,3 +261,26 @@ def golden_section_max(h: Callable[[np.ndarray], np.ndarray], a: Any, b: Any,
         hc, hd = np.where(left, h_new, hd), np.where(left, hc, h_new)
         c, d = new_c, new_d
     return a, c, d, b, ha, hc, hd, hb
+
+
+def step_until(ok: Callable[[np.ndarray], np.ndarray], x: Any, toward: float, *,
+               rel: float = EPS, max_rel: float = 1.0, tries: int = 2200) -> np.ndarray:
+    r"""Move computed values towards their safe side until a check verifies them.
+
+    A closed form or a solver returns :math:`x` up to rounding; the caller knows which
+    direction is safe (``toward = inf``: larger is safe, e.g. an ε; ``toward = 0``: smaller
+    is safe, e.g. a μ) and how to check a value (``ok(x)``, elementwise, e.g. "the computed
+    δ at this ε is at most the target"). Each entry that fails is moved one ulp and a
+    relative step :math:`\min(\mathrm{max\_rel}, \mathrm{rel}\cdot 4^k)` at try :math:`k`
+    towards ``toward``, so a rounding error is undone in a few tries and a gross one in
+    logarithmically many. Returns the moved values; an entry still failing after ``tries``
+    is returned as it is (the caller falls back to a safe value it knows).
+    """
+    x = np.array(x, dtype=float)
+    sign = 1.0 if toward > 0 else -1.0
+    for k in range(tries):
+        bad = ~np.asarray(ok(x), dtype=bool)
+        if not bad.any():
+            break
+        x[bad] = np.nextafter(x[bad] * (1.0 + sign * min(max_rel, rel * 4.0**k)), toward)
+    return x

@@ -2,7 +2,12 @@
 
 Run ``python notebooks/make_notebooks.py`` after editing; ``tests/test_notebooks.py`` checks
 that the committed ``.ipynb`` files are exactly what this script writes and executes each of
-them with nbclient, so the notebooks never rot.
+them with nbclient, so the notebooks never rot. The committed notebooks carry no outputs;
+the documentation site (``docs/``) executes them when it is built and shows the results.
+
+To add a notebook: write its cells as a list below (``("md", text)`` / ``("code", text)``,
+starting with ``SETUP``), add ``"NN_name.ipynb": CELLS`` to ``NOTEBOOKS``, run this script.
+The tests and the documentation's notebook gallery pick it up by itself.
 """
 
 from __future__ import annotations
@@ -312,29 +317,50 @@ PAPER = [
     ("md", r"""# Plotting trade-off curves for a paper
 
 `gdp.plot` draws into any matplotlib Axes and returns it, so the usual tools for paper
-figures apply: a style context for fonts and sizes, `subplots` for panels, `savefig` to PDF.
-Legends use the objects' own LaTeX-safe labels through mathtext (no LaTeX installation
-needed). Everything is saved to a temporary directory here."""),
+figures apply. `gdp.plot.style` sets what a conference template expects: the figure is
+drawn at the width it will have in the paper (one column, 3.4 in; the text width, 7.0 in),
+its text at the size of a caption, its fonts embedded as TrueType (Type 42: IEEE and ACM
+checks reject matplotlib's default Type 3), and every curve gets its own colour, dash
+pattern and marker, so the figure survives grayscale printing and colour-blind readers.
+Legends use the objects' own labels through mathtext (no LaTeX installation needed).
+
+The PDFs are written to `paper-figures/` next to this notebook (the cell below prints
+the full path)."""),
     ("code", SETUP + """
-import tempfile
 from pathlib import Path
 
-out = Path(tempfile.mkdtemp())
-paper = {"font.size": 8, "axes.labelsize": 8, "legend.fontsize": 7, "xtick.labelsize": 7,
-         "ytick.labelsize": 7, "lines.linewidth": 1.2, "savefig.dpi": 300}"""),
+out = Path("paper-figures")
+out.mkdir(exist_ok=True)
+print("figures go to", out.resolve())
+
+
+def type3_fonts(pdf):
+    # a conference check: does the PDF embed a Type 3 font?
+    return b"/Type3" in pdf.read_bytes()"""),
     ("md", r"""## One column: curves with the region they guarantee
 
-A single-column figure (3.25 in wide). `shade=True` fills the region where the trade-off
-curve of any f-DP mechanism must lie (between f and the diagonal)."""),
+`shade=True` fills the region where the trade-off curve of any f-DP mechanism must lie
+(between f and the diagonal). The style is a context manager: the settings are restored
+when the block ends."""),
     ("code", """\
-with plt.rc_context(paper):
-    fig, ax = plt.subplots(figsize=(3.25, 3.25), layout="constrained")
+with gdp.plot.style("paper-1col"):
+    fig, ax = plt.subplots()
     gdp.plot.tradeoff(gdp.G_mu(1.0), gdp.f_eps_delta(1.0, 1e-5), gdp.laplace(1.0), ax=ax,
                       shade=True)
     fig.savefig(out / "tradeoff.pdf")
-assert (out / "tradeoff.pdf").stat().st_size > 0
-[t.get_text() for t in ax.get_legend().get_texts()]"""),
-    ("md", r"""## Two panels: linear α and the tails on a log axis
+assert not type3_fonts(out / "tradeoff.pdf")
+print(fig.get_size_inches(), [t.get_text() for t in ax.get_legend().get_texts()])"""),
+    ("md", r"""## Curves that coincide stay visible
+
+G₁ and 100-fold randomized response with ε = 0.1 are nearly the same curve (the central
+limit theorem at work). Each curve has its own dash pattern and markers, placed at
+different positions along the line, so both remain visible where they overlap."""),
+    ("code", """\
+with gdp.plot.style("paper-1col"):
+    ax = gdp.plot.tradeoff(gdp.G_mu(1.0), gdp.f_eps_delta(0.1) ** 100)
+curves = [ln for ln in ax.get_lines() if ln.get_gid() == "gdp-curve"]
+[(ln.get_label(), ln.get_marker(), ln.get_linestyle()) for ln in curves]"""),
+    ("md", r"""## Two panels across the text width: linear α and the tails on a log axis
 
 Differences between accountants live at small α; `log_alpha=True` shows them. A numeric
 composition is drawn on its sound side with its bracket as a band (`band=True`, the
@@ -342,28 +368,40 @@ default)."""),
     ("code", """\
 comp = gdp.laplace(0.5) ** 20
 clt_mu = gdp.clt(gdp.laplace(0.5), 20).mu
-with plt.rc_context(paper):
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.75, 3.0), layout="constrained")
+with gdp.plot.style("paper-2col"):
+    fig, (ax1, ax2) = plt.subplots(1, 2)
     for ax, log in ((ax1, False), (ax2, True)):
         gdp.plot.tradeoff(comp, gdp.G_mu(clt_mu), ax=ax, log_alpha=log, alpha_min=1e-8,
                           labels=[r"$\\mathrm{Lap}_{0.5}^{\\otimes 20}$",
                                   rf"CLT $G_{{{clt_mu:.2f}}}$"], legend=ax is ax1)
     for ax, tag in ((ax1, "(a)"), (ax2, "(b)")):
-        ax.set_title(tag, loc="left", fontsize=8)
-    fig.savefig(out / "tails.pdf")"""),
+        ax.set_title(tag, loc="left")
+    fig.savefig(out / "tails.pdf")
+assert not type3_fonts(out / "tails.pdf")"""),
     ("md", r"""## Privacy profiles and composition bounds
 
 `privacy_profile` draws δ(ε) on a log axis; `compare` draws ε against the number of
-compositions from `gdp.epsilon_vs_k` (approximations are marked in the legend)."""),
+compositions from `gdp.epsilon_vs_k` (approximations are marked in the legend). The same
+figure comes from the command line: `gdp plot compare rr:0.1 --k 1 10 100 1000 --style
+paper-1col -o bounds.pdf`."""),
     ("code", """\
 curves = gdp.epsilon_vs_k(gdp.f_eps_delta(0.1), [1, 3, 10, 30, 100, 300, 1000], delta=1e-5,
                           methods=["basic", "advanced", "kov", "rdp", "clt"])
-with plt.rc_context(paper):
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.75, 3.0), layout="constrained")
+with gdp.plot.style("paper-2col"):
+    fig, (ax1, ax2) = plt.subplots(1, 2)
     gdp.plot.privacy_profile(gdp.G_mu(0.5), gdp.G_mu(1), gdp.G_mu(2), ax=ax1,
                              eps=np.linspace(0, 10, 201))
     gdp.plot.compare(curves, ax=ax2)
-    fig.savefig(out / "profiles_and_bounds.pdf")"""),
+    fig.savefig(out / "profiles_and_bounds.pdf")
+assert not type3_fonts(out / "profiles_and_bounds.pdf")"""),
+    ("md", r"""## Slides
+
+The same curves for a talk: a 16:9 figure, sans-serif fonts at 16 pt, thicker lines."""),
+    ("code", """\
+with gdp.plot.style("slides"):
+    ax = gdp.plot.privacy_profile(gdp.G_mu(0.5), gdp.G_mu(1), gdp.G_mu(2))
+    ax.figure.savefig(out / "slide.pdf")
+assert not type3_fonts(out / "slide.pdf")"""),
     ("md", r"""## Export the numbers
 
 Every plotting function can return the plotted numbers (`return_data=True`), and
@@ -375,13 +413,130 @@ ax, data = gdp.plot.tradeoff(gdp.G_mu(1.0), gdp.f_eps_delta(1.0, 1e-5), n=201,
 path = data.to_csv(out / "curves.csv")
 print(path.read_text().splitlines()[:3])
 assert_allclose(data.columns["G_{1}"], gdp.G_mu(1.0)(data.x), rtol=0)
+print(sorted(p.name for p in out.iterdir()))
 plt.close("all")"""),
 ]
+
+# --------------------------------------------------------------------------------------
+RISK = [
+    ("md", r"""# From ε to attack risk
+
+A trade-off curve is the ROC curve of the best membership-inference attack: at
+false-positive rate α no attack has true-positive rate above $1 - f(\alpha)$ (DRS Def. 2.1).
+This notebook reads a DP-SGD run the way a deployment review does: what can an attacker
+achieve, what did the hyperparameter search cost, and would an audit catch a bug? Every
+number is computed with `gdp` and checked with an `assert`."""),
+    ("code", SETUP),
+    ("md", r"""## 1. One training run
+
+DP-SGD with noise multiplier σ = 1, sampling rate p = 1% and 1000 steps. The exact curve
+(`gdp.dpsgd`) is a sound numeric bracket; its ε at δ = 1e-5 is what a paper reports."""),
+    ("code", """\
+h = gdp.dpsgd(sigma=1.0, p=0.01, steps=1000)
+eps = h.epsilon(1e-5)
+print(f"eps = {eps:.3f} at delta = 1e-5")
+assert 1.7 < eps < 2.0"""),
+    ("md", r"""## 2. What the curve says about attacks
+
+`gdp.risk` turns the curve into attack risks, each an upper bound (it uses the sound
+side). The same run described only by its (ε, δ) pair, $f_{\varepsilon,\delta}$, allows
+much stronger attacks on paper: the pair forgets the shape of the curve."""),
+    ("code", """\
+pair = gdp.f_eps_delta(eps, 1e-5)
+rows = []
+for name, fn in [("TPR at FPR 0.1%", lambda f: gdp.risk.tpr_at_fpr(f, 1e-3)),
+                 ("TPR at FPR 1%", lambda f: gdp.risk.tpr_at_fpr(f, 1e-2)),
+                 ("advantage", gdp.risk.advantage),
+                 ("Bayes success, prior 1%", lambda f: gdp.risk.attack_success(f, 0.01)),
+                 ("re-identification, 1000 candidates",
+                  lambda f: gdp.risk.reidentification_success(f, 1000))]:
+    rows.append((name, fn(h), fn(pair)))
+    print(f"{name:36s} curve {fn(h):.5f}   (eps, delta) only {fn(pair):.5f}")
+assert all(curve <= from_pair for _, curve, from_pair in rows)
+assert gdp.risk.tpr_at_fpr(h, 1e-3) < 0.005 < gdp.risk.tpr_at_fpr(pair, 1e-3)"""),
+    ("md", r"""The ROC view on log axes, where membership-inference results are reported; the best
+Gaussian description of the run is almost on top of the exact curve (`gaussian_fit`)."""),
+    ("code", """\
+fit = gdp.risk.gaussian_fit(h)
+print(f"closest G_mu: mu = {fit.mu:.4f}, sup-distance {fit.distance:.2e}")
+assert fit.distance < 0.01
+names = ["DP-SGD (exact)", r"$f_{\\varepsilon,\\delta}$", f"$G_{{{fit.mu:.3f}}}$"]
+ax = gdp.plot.roc(h, pair, gdp.G_mu(fit.mu), labels=names)"""),
+    ("md", r"""## 3. Calibrating to a risk target
+
+Instead of an ε, ask for "no attack above 1% TPR at 0.1% FPR" and let `gdp` find the
+noise. The answer is checked on the sound curve, and the σ just below fails."""),
+    ("code", """\
+c = gdp.risk.calibrate_dpsgd_risk(p=0.01, steps=1000, tpr=0.01, fpr=1e-3)
+print(c.sigma, c.achieved)
+assert c.achieved <= 0.01
+assert gdp.risk.tpr_at_fpr(gdp.dpsgd(sigma=c.last_failing, p=0.01, steps=1000), 1e-3) > 0.01"""),
+    ("md", r"""## 4. Only RDP numbers?
+
+An RDP accountant reports ε(λ) at a few orders. `gdp.from_rdp` turns them into the
+tightest curve they imply: below the exact curve (RDP loses information), and above what the
+classical ε(δ) conversion allows."""),
+    ("code", """\
+orders = np.arange(2, 65)
+r = 1000 * gdp.rdp_sampled_gaussian(1.0, 0.01, orders)
+f_rdp = gdp.from_rdp(r, orders)
+a = np.geomspace(1e-6, 0.5, 200)
+assert np.all(f_rdp(a) <= h.upper(a) + 1e-12)
+print("TPR at 0.1% FPR: exact", gdp.risk.tpr_at_fpr(h, 1e-3), " from RDP",
+      gdp.risk.tpr_at_fpr(f_rdp, 1e-3))"""),
+    ("md", r"""## 5. What did the hyperparameter search cost?
+
+Train a geometric number of times (mean 10) with the same noise and release the best
+model. `gdp.tuning` gives the curve of that release; `compare_tuning` puts it next to one
+run and to the RDP analysis of Papernot & Steinke."""),
+    ("code", """\
+base = gdp.G_mu(1.0)  # a run described by its mu (the CLT mu of a DP-SGD run, say)
+tuned = gdp.tuning(base, gdp.geometric_runs(10))
+print(gdp.compare_tuning(base, gdp.geometric_runs(10), delta=1e-5).to_text(4))
+assert base.epsilon(1e-5) < tuned.epsilon(1e-5) <= gdp.eps_from_rdp(tuned.rdp, 1e-5, tuned.orders)
+print("advantage: one run", gdp.risk.advantage(base), " tuned", gdp.risk.advantage(tuned))"""),
+    ("md", r"""## 6. An adaptive budget
+
+A `GaussianFilter` accepts adaptively chosen Gaussian mechanisms while the squares of their
+μ fit the budget, and refuses the one that would not, recording nothing."""),
+    ("code", """\
+flt = gdp.GaussianFilter(mu=1.0)
+flt.admit(gdp.G_mu(0.6))  # e.g. a Gaussian query with sigma = sensitivity / 0.6
+flt.admit(mu=0.6)
+try:
+    flt.admit(mu=0.6)  # 0.36 + 0.36 + 0.36 > 1
+except gdp.BudgetExceeded as e:
+    print(e)
+flt.admit(mu=flt.remaining)  # what is left still fits
+assert len(flt.entries) == 3 and flt.spent <= 1.0"""),
+    ("md", r"""## 7. Would a one-run audit catch a bug?
+
+Put 1000 canaries in the training set, each with probability 1/2, train once, and guess
+"in" for the 100 highest and "out" for the 100 lowest scores. If the implementation
+adds half the noise it claims, the count of right guesses refutes the claim."""),
+    ("code", """\
+rng = np.random.default_rng(2024)
+claimed = gdp.G_mu(1.0)
+
+def one_run(mu):  # scores of the canaries: N(0, 1) out, N(mu, 1) in
+    inc = rng.random(1000) < 0.5
+    return gdp.one_run_guesses(rng.normal(size=1000) + mu * inc, inc, k_plus=100, k_minus=100)
+
+honest = gdp.audit_one_run(correct=one_run(1.0)[0], guesses=200, canaries=1000,
+                            tradeoff=claimed)
+buggy = gdp.audit_one_run(correct=one_run(2.0)[0], guesses=200, canaries=1000,
+                          tradeoff=claimed)
+print(honest)
+print(buggy)
+assert not honest.violation and buggy.violation and buggy.mu_lower > 1.0"""),
+]
+
 
 NOTEBOOKS = {
     "01_walkthrough.ipynb": WALKTHROUGH,
     "02_dpsgd_accounting.ipynb": DPSGD,
     "03_plotting_for_a_paper.ipynb": PAPER,
+    "04_from_eps_to_attack_risk.ipynb": RISK,
 }
 
 

@@ -18,6 +18,7 @@ ROOT = Path(gdp.__file__).resolve().parent
 FLOORS = {
     "_numerics": 1,
     "_validation": 1,
+    "_progress": 1,
     "core": 2,
     "families": 3,
     "engine": 4,
@@ -26,6 +27,7 @@ FLOORS = {
     "bounds": 7,
     "accounting": 8,
     "mechanisms": 9,
+    "sql": 9,
     "plot": 10,
     "cli": 11,
     "__main__": 11,
@@ -130,3 +132,17 @@ def test_the_floors_are_the_ones_the_package_docstring_lists():
     positions = [doc.index(f"``{p}``") for p in order]
     assert positions == sorted(positions)
     assert [FLOORS[p] for p in order] == sorted(FLOORS[p] for p in order)
+
+
+def test_import_gdp_loads_neither_matplotlib_nor_scipy_stats():
+    # a fresh interpreter: what `import gdp` pulls in (plots, scipy.stats, scipy.optimize and
+    # scipy.integrate are loaded on first use only, so that the import stays light)
+    import subprocess
+    import sys
+
+    code = ("import sys, gdp; print(sorted({m.split('.')[0] if m.startswith('matplotlib') "
+            "else '.'.join(m.split('.')[:2]) for m in sys.modules if m.startswith(("
+            "'matplotlib', 'scipy.stats', 'scipy.optimize', 'scipy.integrate'))}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={"PATH": "", "PYTHONPATH": str(ROOT.parent)})
+    assert out.stdout.strip() == "[]", out.stdout

@@ -100,9 +100,7 @@ class BerryEsseenLower(TradeOff):
     mu: float
     gamma: float
 
-    @property
-    def label(self):
-        return f"BE_{{lower}}(G_{{{self.mu:.4g}}}, \\gamma={self.gamma:.3g})"
+    label_format = "BE_{{lower}}(G_{{{self.mu:.4g}}}, \\gamma={self.gamma:.3g})"
 
     def _f(self, alpha):
         a = np.asarray(alpha, dtype=float)
@@ -135,9 +133,7 @@ class BerryEsseenUpper(TradeOff):
         object.__setattr__(self, "x1", x1)
         object.__setattr__(self, "x2", x2)
 
-    @property
-    def label(self):
-        return f"BE_{{upper}}(G_{{{self.mu:.4g}}}, \\gamma={self.gamma:.3g})"
+    label_format = "BE_{{upper}}(G_{{{self.mu:.4g}}}, \\gamma={self.gamma:.3g})"
 
     @property
     def informative(self) -> bool:
@@ -424,9 +420,7 @@ class _RRPower(TradeOff):
     def __repr__(self):
         return f"f_eps_delta(eps={self.eps!r}) ** {self.k} (exact, binomial)"
 
-    @property
-    def label(self):
-        return f"f_{{{self.eps:g},0}}^{{\\otimes {self.k}}}"
+    label_format = "f_{{{self.eps:g},0}}^{{\\otimes {self.k}}}"
 
     def _f(self, alpha):
         # f(0) = 1 (no Q-mass at +inf) even when the first vertices underflowed onto alpha = 0

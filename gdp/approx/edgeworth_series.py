@@ -23,7 +23,7 @@ from scipy import special
 from .._numerics import lower_convex_hull
 from .._validation import check_int
 from ..core.piecewise import PiecewiseLinear
-from ..core.tradeoff import TradeOff
+from ..core.tradeoff import Delegating, TradeOff
 from .central_limit import ApproximationWarning, _as_sequence
 from .loss_moments import _SQRT_2PI, _cumulants
 
@@ -33,7 +33,7 @@ __all__ = ["EdgeworthApprox", "edgeworth"]
 # Edgeworth
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True, eq=False)
-class EdgeworthApprox(TradeOff):
+class EdgeworthApprox(Delegating):
     r"""The Edgeworth approximation of a composed trade-off function (ZDLS). An
     approximation, not a bound.
 
@@ -50,38 +50,14 @@ class EdgeworthApprox(TradeOff):
     n: int
     symmetric: bool = False
 
-    @property
-    def is_symmetric(self):  # type: ignore[override]
-        return self.symmetric
-
     def __repr__(self):
         return (f"EdgeworthApprox(order={self.order}, n={self.n}, "
                 f"vertices={self.curve.alpha.size}; an approximation, not a bound)")
 
-    @property
-    def label(self):
-        return f"\\mathrm{{Edgeworth}}_{{{self.order}}}"
+    label_format = "\\mathrm{{Edgeworth}}_{{{self.order}}}"
 
-    def _f(self, alpha):
-        return self.curve._f(alpha)
-
-    def _one_minus_f(self, alpha):
-        return self.curve._one_minus_f(alpha)
-
-    def _hockey(self, eps):
-        return self.curve._hockey(eps)
-
-    def _atoms(self):
-        return self.curve._atoms()
-
-    def _segments(self):
-        return self.curve._segments()
-
-    def _loss_sf(self, t):
-        return self.curve._loss_sf(t)
-
-    def _loss_sf_q(self, t):
-        return self.curve._loss_sf_q(t)
+    def _target(self):
+        return self.curve
 
     def _inverse(self):
         return self.curve.inverse()

@@ -77,9 +77,7 @@ class GaussianDelta(TradeOff):
     def __repr__(self):
         return f"GaussianDelta(mu={self.mu!r}, delta={self.delta_!r})"
 
-    @property
-    def label(self):
-        return f"G_{{{self.mu:.4g}}}\\otimes f_{{0,{self.delta_:.3g}}}"
+    label_format = "G_{{{self.mu:.4g}}}\\otimes f_{{0,{self.delta_:.3g}}}"
 
     def _f(self, alpha):
         a = np.asarray(alpha, dtype=float)

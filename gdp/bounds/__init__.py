@@ -22,7 +22,9 @@ this module computes them so they can be put next to the exact tensor product:
   f_{\varepsilon_0,0}^{\otimes k} \otimes f_{0,1-(1-\delta_0)^k}`, from the binomial law of
   the privacy loss of randomized response (:func:`kov_delta`, :func:`kov_epsilon`);
 * **Rényi DP** (Mironov 2017; Mironov–Talwar–Zhang 2019): closed forms per mechanism,
-  addition under composition, conversion to (ε, δ) minimised over a set of orders.
+  addition under composition, conversion to (ε, δ) minimised over a set of orders, and the
+  optimal conversion of RDP / zCDP to a whole trade-off curve (:func:`from_rdp`,
+  :func:`from_zcdp`; Balle et al. 2020, Zhu–Dong–Wang 2022).
 
 :func:`compare` puts all of them, the GDP central limit theorem (an approximation) and the
 exact tensor product (:func:`gdp.compose`, :func:`gdp.dpsgd`; sound, with its numeric bracket)
@@ -50,16 +52,18 @@ DRS: J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS-B 2022, T
 from __future__ import annotations
 
 from ..engine.kov import kov_delta, kov_epsilon
-from . import classical, comparison, rdp, tables
+from . import classical, comparison, rdp, rdp_curve, tables
 from .classical import *
 from .comparison import *
 from .rdp import *
+from .rdp_curve import *
 from .tables import *
 
 __all__ = [
     *classical.__all__,
     *comparison.__all__,
     *rdp.__all__,
+    *rdp_curve.__all__,
     *tables.__all__,
     "kov_delta",
     "kov_epsilon",

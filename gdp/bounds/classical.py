@@ -226,10 +226,12 @@ def kairouz_composition(eps: Any, delta: Any, k: Any, delta_slack: float
 
     Examples
     --------
+    Tighter than the advanced composition at the same slack:
+
     >>> import gdp
-    >>> e, d = gdp.kairouz_composition(0.1, 1e-6, 100, 1e-5)
-    >>> round(e, 6), round(d, 12)
-    (5.29811, 0.00010999405)
+    >>> [round(r(0.1, 1e-6, 100, 1e-5)[0], 5) for r in (gdp.kairouz_composition,
+    ...                                                gdp.advanced_composition)]
+    [5.29811, 5.85024]
     """
     e, d, kk = _mechanisms(eps, delta, k)
     ds = check_real("delta_slack", delta_slack, lo=0.0, hi=1.0)

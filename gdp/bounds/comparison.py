@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._progress import Progress, ProgressCallback, as_progress
 from .._validation import as_real_array, check_int, check_real
 from ..approx.central_limit import clt
 from ..approx.limits import noisy_sgd_mu
@@ -183,12 +184,30 @@ def _split(groups: list[_Group]) -> tuple[list[_Group], list[_Group]]:
     return fixed, free
 
 
+#: the (ε at δ, δ at ε) functions of the non-basic classical rules
+_RULES = {"advanced": (advanced_epsilon, advanced_delta),
+          "kairouz": (kairouz_epsilon, kairouz_delta)}
+
+
+def _fixed_arrays(fixed: list[_Group]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ε_i, δ_i, count_i) of the mechanisms given as (ε, δ) pairs."""
+    return (np.array([g.fixed[0] for g in fixed]), np.array([g.fixed[1] for g in fixed]),
+            np.array([g.count for g in fixed], dtype=float))
+
+
+def _all_uses(fixed: tuple[np.ndarray, ...], free: list[_Group], eps_free: Any,
+              delta_free: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ε_i, δ_i, count_i) of every mechanism: the fixed ones, then the free ones at the
+    per-use (ε, δ) being tried."""
+    fe, fd, fk = fixed
+    return (np.concatenate([fe, eps_free]), np.concatenate([fd, delta_free]),
+            np.concatenate([fk, [g.count for g in free]]))
+
+
 def _classical_eps(groups: list[_Group], delta: float, rule: str) -> tuple[float, str]:
     """ε at total δ by a classical rule; free mechanisms get equal per-use δ_i."""
     fixed, free = _split(groups)
-    fe = np.array([g.fixed[0] for g in fixed])
-    fd = np.array([g.fixed[1] for g in fixed])
-    fk = np.array([g.count for g in fixed], dtype=float)
+    fe, fd, fk = _fixed_arrays(fixed)
     used = float(np.sum(fk * fd))
     m = sum(g.count for g in free)
     budget = delta - used
@@ -200,17 +219,14 @@ def _classical_eps(groups: list[_Group], delta: float, rule: str) -> tuple[float
         eps_free = [np.asarray(g.f.epsilon(di), dtype=float) for g in free]
         out = np.empty(theta.shape)
         for t in range(theta.size):
-            e = np.concatenate([fe, [ef[t] for ef in eps_free]])
-            d = np.concatenate([fd, np.full(len(free), di[t])])
-            kk = np.concatenate([fk, [g.count for g in free]])
+            e, d, kk = _all_uses((fe, fd, fk), free, [ef[t] for ef in eps_free],
+                                 np.full(len(free), di[t]))
             if not np.all(np.isfinite(e)):
                 out[t] = np.inf
             elif rule == "basic":
                 out[t] = np.inf if np.sum(kk * d) > delta * (1 + 1e-12) else np.sum(kk * e)
-            elif rule == "advanced":
-                out[t] = advanced_epsilon(e, d, kk, delta)
             else:
-                out[t] = kairouz_epsilon(e, d, kk, delta)
+                out[t] = _RULES[rule][0](e, d, kk, delta)
         return out
 
     if not free:
@@ -227,9 +243,7 @@ def _classical_eps(groups: list[_Group], delta: float, rule: str) -> tuple[float
 def _classical_delta(groups: list[_Group], eps: float, rule: str) -> tuple[float, str]:
     """δ at total ε by a classical rule; free mechanisms get equal per-use ε_i."""
     fixed, free = _split(groups)
-    fe = np.array([g.fixed[0] for g in fixed])
-    fd = np.array([g.fixed[1] for g in fixed])
-    fk = np.array([g.count for g in fixed], dtype=float)
+    fe, fd, fk = _fixed_arrays(fixed)
     m = sum(g.count for g in free)
     budget = eps - float(np.sum(fk * fe)) if rule == "basic" else eps
 
@@ -237,16 +251,13 @@ def _classical_delta(groups: list[_Group], eps: float, rule: str) -> tuple[float
         d_free = [np.asarray(g.f.delta(ei), dtype=float) for g in free]
         out = np.empty(ei.shape)
         for t in range(ei.size):
-            e = np.concatenate([fe, np.full(len(free), ei[t])])
-            d = np.concatenate([fd, [df[t] for df in d_free]])
-            kk = np.concatenate([fk, [g.count for g in free]])
+            e, d, kk = _all_uses((fe, fd, fk), free, np.full(len(free), ei[t]),
+                                 [df[t] for df in d_free])
             if rule == "basic":
                 out[t] = min(1.0, np.sum(kk * d)) if np.sum(kk * e) <= eps * (1 + 1e-12) \
                     else 1.0
-            elif rule == "advanced":
-                out[t] = advanced_delta(e, d, kk, eps)
             else:
-                out[t] = kairouz_delta(e, d, kk, eps)
+                out[t] = _RULES[rule][1](e, d, kk, eps)
         return out
 
     if not free:
@@ -272,7 +283,32 @@ def _kov_homogeneous(groups: list[_Group]) -> _Group:
     return g
 
 
-def _kov_eps(groups: list[_Group], delta: float) -> tuple[float, str, str]:
+_KOV_GRID = 25  # grid points per round of the KOV grid search (3 rounds)
+#: share of the progress bar per method, relative to 1: the KOV grid search (75 exact
+#: compositions of (ε0, δ0)) and the numeric tensor product take the time at large k
+_WEIGHT = {"kov": 6.0, "exact": 2.0}
+
+
+def _each_pair(fn: Callable[[float, float], float], progress: Progress,
+               ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``fn`` over pairs of arrays, one progress step per pair (a KOV evaluation at large k
+    takes seconds: the grid search reports each)."""
+    total = 3 * _KOV_GRID
+    done = [0]
+
+    def each(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        out = []
+        for x, y in zip(xs, ys, strict=True):
+            out.append(fn(float(x), float(y)))
+            done[0] += 1
+            progress(done[0] / total, f"optimal KOV, grid search: {done[0]}/{total}")
+        return np.array(out, dtype=float)
+
+    return each
+
+
+def _kov_eps(groups: list[_Group], delta: float,
+             progress: Progress) -> tuple[float, str, str]:
     g = _kov_homogeneous(groups)
     if g.fixed is not None:
         e0, d0 = g.fixed
@@ -281,16 +317,18 @@ def _kov_eps(groups: list[_Group], delta: float) -> tuple[float, str, str]:
         return float(kov_epsilon(e0, d0, g.count, delta)), "exact", \
             "exact profile of f_{ε0,δ0}^{⊗k}"
 
-    def fun(d0: np.ndarray) -> np.ndarray:
-        e0 = np.asarray(g.f.epsilon(d0), dtype=float)
-        return np.array([kov_epsilon(float(a), float(b), g.count, delta)
-                         if math.isfinite(a) else math.inf for a, b in zip(e0, d0, strict=True)])
+    each = _each_pair(lambda a, b: kov_epsilon(a, b, g.count, delta) if math.isfinite(a)
+                      else math.inf, progress)
 
-    val = _grid_min(fun, delta * 1e-4 / g.count, delta * (1 - 1e-4) / g.count, n=25)
+    def fun(d0: np.ndarray) -> np.ndarray:
+        return each(np.asarray(g.f.epsilon(d0), dtype=float), d0)
+
+    val = _grid_min(fun, delta * 1e-4 / g.count, delta * (1 - 1e-4) / g.count, n=_KOV_GRID)
     return val, "bound", "optimal composition of the per-use (ε0, δ0), best δ0 (grid search)"
 
 
-def _kov_delta_at(groups: list[_Group], eps: float) -> tuple[float, str, str]:
+def _kov_delta_at(groups: list[_Group], eps: float,
+                  progress: Progress) -> tuple[float, str, str]:
     g = _kov_homogeneous(groups)
     if g.fixed is not None:
         e0, d0 = g.fixed
@@ -299,13 +337,13 @@ def _kov_delta_at(groups: list[_Group], eps: float) -> tuple[float, str, str]:
         return float(kov_delta(e0, d0, g.count, eps)), "exact", \
             "exact profile of f_{ε0,δ0}^{⊗k}"
 
+    each = _each_pair(lambda a, b: kov_delta(a, b, g.count, eps), progress)
+
     def fun(e0: np.ndarray) -> np.ndarray:
-        d0 = np.asarray(g.f.delta(e0), dtype=float)
-        return np.array([kov_delta(float(a), float(b), g.count, eps)
-                         for a, b in zip(e0, d0, strict=True)])
+        return each(e0, np.asarray(g.f.delta(e0), dtype=float))
 
     scale = max(eps, 1e-3)
-    val = _grid_min(fun, scale * 1e-4 / g.count, max(eps, 1.0), n=25)
+    val = _grid_min(fun, scale * 1e-4 / g.count, max(eps, 1.0), n=_KOV_GRID)
     return val, "bound", "optimal composition of the per-use (ε0, δ0), best ε0 (grid search)"
 
 
@@ -372,7 +410,8 @@ def _interval(h: TradeOff, name: str, x: float) -> tuple[float, float] | None:
 def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None = None,
             eps: float | None = None, dpsgd: Any = None,
             methods: Sequence[str] | None = None, orders: Any = None,
-            accuracy: Mapping[str, Any] | None = None) -> Comparison:
+            accuracy: Mapping[str, Any] | None = None,
+            progress: ProgressCallback | None = None) -> Comparison:
     r"""ε at δ (and/or δ at ε) of one composition by every applicable method, as a table.
 
     Parameters
@@ -394,6 +433,10 @@ def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None
     accuracy : dict, optional
         Accuracy keywords of the numeric engine for the exact row (e.g. ``{"rtol": 1e-5}``;
         see :class:`gdp.engine.Accuracy`), passed to :func:`gdp.compose` / :func:`gdp.dpsgd`.
+    progress : callable, optional
+        ``progress(fraction, message)``, called as each method starts and finishes and at
+        each evaluation of the KOV grid search (seconds each for millions of
+        compositions); see :mod:`gdp._progress`.
 
     Returns
     -------
@@ -434,6 +477,7 @@ def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None
     """
     if delta is None and eps is None:
         raise TypeError("give `delta` (to compute ε) and/or `eps` (to compute δ)")
+    prog = as_progress(progress)
     d_t = None if delta is None else check_real("delta", delta, lo=0.0, hi=1.0)
     e_t = None if eps is None else check_real("eps", eps, lo=0.0)
     if methods is None:
@@ -471,15 +515,19 @@ def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None
 
     exact_curve: list[TradeOff] = []  # computed once, shared by both questions
     records: list[BoundRecord] = []
-    for solved, target in questions:
-        for m in chosen:
-            records.append(_one(m, solved, target, groups, ktot, o, exact_curve, acc))
+    steps = [(solved, target, m) for solved, target in questions for m in chosen]
+    weights = np.cumsum([0.0] + [_WEIGHT.get(m, 1.0) for _, _, m in steps])
+    for i, (solved, target, m) in enumerate(steps):
+        part = prog.span(weights[i] / weights[-1], weights[i + 1] / weights[-1])
+        part(0.0, f"{METHODS[m]} ...")
+        records.append(_one(m, solved, target, groups, ktot, o, exact_curve, acc, part))
+    prog.done(f"compared {len(chosen)} method(s)")
     return Comparison(records=tuple(records), description=desc)
 
 
 def _one(method: str, solved: str, target: float, groups: list[_Group], ktot: int,
-         orders: np.ndarray, cache: list[TradeOff], accuracy: Mapping[str, Any]
-         ) -> BoundRecord:
+         orders: np.ndarray, cache: list[TradeOff], accuracy: Mapping[str, Any],
+         progress: Progress) -> BoundRecord:
     at_delta = solved == "epsilon"
 
     def rec(value: float | None, kind: str, notes: str,
@@ -498,8 +546,8 @@ def _one(method: str, solved: str, target: float, groups: list[_Group], ktot: in
                          else _classical_delta(groups, target, method))
             return rec(val, "bound", note)
         if method == "kov":
-            val, kind, note = (_kov_eps(groups, target) if at_delta
-                               else _kov_delta_at(groups, target))
+            val, kind, note = (_kov_eps(groups, target, progress) if at_delta
+                               else _kov_delta_at(groups, target, progress))
             return rec(val, kind, note)
         if method == "rdp":
             r = _rdp_total(groups, orders)
@@ -537,7 +585,8 @@ def _one(method: str, solved: str, target: float, groups: list[_Group], ktot: in
 def epsilon_vs_k(mechanism: TradeOff | None = None, ks: Any = None, *, delta: float,
                  dpsgd: Mapping[str, Any] | None = None,
                  methods: Sequence[str] | None = None, orders: Any = None,
-                 accuracy: Mapping[str, Any] | None = None) -> EpsilonCurves:
+                 accuracy: Mapping[str, Any] | None = None,
+                 progress: ProgressCallback | None = None) -> EpsilonCurves:
     r"""ε at ``delta`` of the k-fold composition for each k in ``ks``, by every method of
     :func:`compare` (the data of an "ε versus k" plot).
 
@@ -553,6 +602,9 @@ def epsilon_vs_k(mechanism: TradeOff | None = None, ks: Any = None, *, delta: fl
         ``dict(sigma=..., p=...)``: DP-SGD with ``steps = k``.
     methods, orders, accuracy
         As in :func:`compare`.
+    progress : callable, optional
+        ``progress(fraction, message)``: each k is an equal share of the work, reported
+        into by :func:`compare`; see :mod:`gdp._progress`.
 
     Examples
     --------
@@ -569,20 +621,23 @@ def epsilon_vs_k(mechanism: TradeOff | None = None, ks: Any = None, *, delta: fl
     if not kint:
         raise ValueError("`ks` must hold at least one number of compositions; got none")
     d = check_real("delta", delta, lo=0.0, hi=1.0)
+    prog = as_progress(progress)
     cols: dict[str, list[float]] = {}
     kinds: dict[str, str] = {}
-    for kv in kint:
+    for i, kv in enumerate(kint):
+        part = prog.part(i, len(kint))
+        part(0.0, f"k = {kv} ({i + 1} of {len(kint)})")
         if dpsgd is not None:
             if not isinstance(dpsgd, Mapping) or set(dpsgd) != {"sigma", "p"}:
                 raise ValueError("`dpsgd` for epsilon_vs_k must have exactly the keys sigma "
                                  f"and p (steps = k); got {dpsgd!r}")
             c = compare(dpsgd={**dpsgd, "steps": kv}, delta=d, methods=methods, orders=orders,
-                        accuracy=accuracy)
+                        accuracy=accuracy, progress=part.with_prefix(f"k = {kv}"))
         else:
             if not isinstance(mechanism, TradeOff):
                 raise TypeError(f"`mechanism` must be a TradeOff; got {mechanism!r}")
             c = compare(mechanism, k=kv, delta=d, methods=methods, orders=orders,
-                        accuracy=accuracy)
+                        accuracy=accuracy, progress=part.with_prefix(f"k = {kv}"))
         for r in c:
             cols.setdefault(r.method, []).append(math.nan if r.epsilon is None else r.epsilon)
             if r.kind != "skipped":
@@ -596,4 +651,5 @@ def epsilon_vs_k(mechanism: TradeOff | None = None, ks: Any = None, *, delta: fl
         frozen[m] = a
     k_arr = np.array(kint, dtype=float)
     k_arr.setflags(write=False)
+    prog.done(f"epsilon for {len(kint)} value(s) of k")
     return EpsilonCurves(k=k_arr, delta=d, columns=frozen, kinds=kinds)

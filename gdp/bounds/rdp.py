@@ -34,6 +34,8 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # Rényi differential privacy
 # ---------------------------------------------------------------------------
+#: The default Rényi orders (read-only): the integers 2..256, then 320 ... 4096. Integer
+#: orders, so the sampled-Gaussian RDP of Mironov, Talwar & Zhang (2019) is exact at each.
 DEFAULT_ORDERS: np.ndarray = np.concatenate(
     [np.arange(2, 257), [320, 384, 448, 512, 640, 768, 1024, 1536, 2048, 4096]]
 ).astype(float)
@@ -109,9 +111,9 @@ def rdp_randomized_response(eps: float, orders: Any = None) -> np.ndarray:
 
     Examples
     --------
-    >>> import gdp
-    >>> round(float(gdp.rdp_randomized_response(1.0, [2])[0]), 6)
-    0.735326
+    >>> import gdp, numpy as np
+    >>> gdp.rdp_randomized_response(1.0, [2, 4]).round(6)
+    array([0.735326, 0.895883])
     """
     e = check_real("eps", eps, lo=0.0)
     o = _orders(orders)

@@ -41,6 +41,7 @@ from typing import Any, NoReturn
 
 import gdp
 
+from .accounting import add_account, add_calibrate, add_run_options
 from .commands import (
     _cmd_compare,
     _cmd_compose,
@@ -48,9 +49,11 @@ from .commands import (
     _cmd_demo,
     _cmd_dpsgd,
     _cmd_figures,
-    _cmd_plot,
 )
+from .output import _progress
+from .plotting import _cmd_plot, add_plot_options
 from .specs import _MECH_HELP, _float, _int
+from .sql import add_sql
 
 __all__ = ["build_parser", "main"]
 
@@ -97,8 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sigma", type=_float, help="Gaussian noise std (mu = sensitivity/sigma)")
     p.add_argument("--sensitivity", type=_float, default=1.0,
                    help="l2 sensitivity for --sigma (default 1)")
-    p.add_argument("--eps", type=_float, help="epsilon >= 0")
-    p.add_argument("--delta", type=_float, help="delta in [0, 1]")
+    p.add_argument("--eps", type=_float, nargs="+", help="epsilon >= 0 (one or several)")
+    p.add_argument("--delta", type=_float, nargs="+", help="delta in [0, 1] (one or several)")
     common(p)
     p.set_defaults(func=_cmd_convert)
 
@@ -108,14 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "Gaussian with the same (eps, delta), and the CLT mu of Bu et al. for "
                        "comparison.")
     p.add_argument("--sigma", type=_float, required=True, help="noise multiplier")
-    p.add_argument("--p", type=_float, help="sampling rate (batch size / dataset size)")
-    p.add_argument("--batch-size", type=_int, help="expected batch size (with --dataset-size)")
-    p.add_argument("--dataset-size", type=_int, help="number of training examples")
-    p.add_argument("--steps", type=_int, help="number of steps")
-    p.add_argument("--epochs", type=_float, help="epochs (steps = ceil(epochs / p))")
+    add_run_options(p)
     p.add_argument("--delta", type=_float, default=1e-5, help="target delta (default 1e-5)")
     common(p, progress=True)
     p.set_defaults(func=_cmd_dpsgd)
+
+    add_calibrate(sub, common)
+    add_account(sub, common)
 
     p = sub.add_parser("compose", help="compose mechanisms, report eps / delta",
                        description="Compose mechanisms (tensor product; exact where a closed "
@@ -149,7 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="draw trade-off curves to a file",
                        description="Draw trade-off curves (or privacy profiles) of mechanism "
-                       "specs to an image file; '+' composes terms into one curve.")
+                       "specs to an image file; '+' composes terms into one curve. "
+                       "`gdp plot compare MECH --k ...` draws epsilon against the number "
+                       "of compositions instead.")
     p.add_argument("curves", nargs="+", metavar="CURVE",
                    help="e.g. gauss:1 'rr:0.5x10+gauss:0.3'")
     p.add_argument("-o", "--out", required=True, help="output file (.png, .pdf, .svg)")
@@ -162,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", help="also write the plotted numbers to this CSV file")
     p.add_argument("--dpi", type=_int, default=160, help="resolution (default 160)")
     p.add_argument("--size", type=_float, default=4.8, help="figure size in inches")
+    add_plot_options(p)
     common(p, progress=True)
     p.set_defaults(func=_cmd_plot)
 
@@ -173,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="cheaper settings (for tests)")
     p.add_argument("--format", nargs="+", default=["png", "pdf"], choices=["png", "pdf", "svg"],
                    help="file formats (default: png pdf)")
-    p.add_argument("--dpi", type=_int, default=160, help="PNG resolution (default 160)")
+    p.add_argument("--dpi", type=_int, default=300, help="PNG resolution (default 300)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="draw only these figures")
     p.add_argument("--no-demo", action="store_true", help="skip the worked example")
     common(p, progress=True)
@@ -184,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "DP-SGD accounting).")
     common(p, progress=True)
     p.set_defaults(func=_cmd_demo)
+    add_sql(sub, common)
     parser.set_defaults(_subparsers=subparsers)
     return parser
 
@@ -205,11 +211,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (ValueError, TypeError) as exc:
+        _progress(args).close()
         print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except (RuntimeError, NotImplementedError, OSError) as exc:
+        _progress(args).close()
         print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 1
+    finally:
+        _progress(args).close()
 
 
 def _one_line(exc: BaseException) -> str:

@@ -1,4 +1,5 @@
-r"""The subcommands of ``gdp``: convert, dpsgd, compose, compare, plot, demo, figures.
+r"""The subcommands of ``gdp``: convert, dpsgd, compose, compare, demo, figures (``plot`` is in
+:mod:`gdp.cli.plotting`).
 
 Each ``_cmd_*`` function takes the parsed arguments, calls the library, prints its answer (or
 JSON with ``--json``) and returns the exit status.
@@ -13,15 +14,14 @@ import math
 import sys
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 import gdp
 
 from .._validation import check_int, check_real
 from ..core.tradeoff import TradeOff
+from ..plot.base import label_text
+from .accounting import schedule_from_args
 from .output import (
     _bracket_text,
     _delta_report,
@@ -33,7 +33,7 @@ from .output import (
 )
 from .specs import _compose_terms, load_mechanisms, parse_curve, parse_mechanism
 
-__all__ = ["dpsgd_report", "demo_text"]
+__all__ = ["dpsgd_report", "demo_report", "demo_text"]
 
 # ---------------------------------------------------------------- commands
 def _cmd_convert(args: argparse.Namespace) -> int:
@@ -49,53 +49,50 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if len(given) != 2:
         raise ValueError("give exactly two of --mu (or --sigma), --eps, --delta; got "
                          + (", ".join("--" + k for k in given) or "none"))
-    if "eps" not in given:
-        eps = float(gdp.eps_from_mu(mu, args.delta))
-        res = {"mu": float(mu), "delta": float(args.delta), "eps": eps}
-        text = f"mu = {_g(mu)}, delta = {_g(args.delta)}  ->  eps = {_g(eps)}"
-    elif "delta" not in given:
-        delta = float(gdp.delta_from_mu(mu, args.eps))
-        res = {"mu": float(mu), "eps": float(args.eps), "delta": delta}
-        text = f"mu = {_g(mu)}, eps = {_g(args.eps)}  ->  delta = {_g(delta)}"
-    else:
-        mu = float(gdp.mu_from_eps_delta(args.eps, args.delta))
-        res = {"eps": float(args.eps), "delta": float(args.delta), "mu": mu}
-        text = f"eps = {_g(args.eps)}, delta = {_g(args.delta)}  ->  mu = {_g(mu)}"
-    if args.sigma is not None:
-        res["sigma"] = float(args.sigma)
-        res["sensitivity"] = float(args.sensitivity)
+    rows = [_convert_one(mu, e, d) for e, d in _convert_pairs(args.eps, args.delta)]
+    for res, _ in rows:
+        if args.sigma is not None:
+            res["sigma"] = float(args.sigma)
+            res["sensitivity"] = float(args.sensitivity)
     if args.json:
-        _emit_json(res)
+        _emit_json(rows[0][0] if len(rows) == 1 else {"results": [r for r, _ in rows]})
     else:
-        print(text + "  (exact mu-GDP conversion, DRS Cor. 2.13)")
+        for _, text in rows:
+            print(text + "  (exact mu-GDP conversion, DRS Cor. 2.13)")
     return 0
+
+
+def _convert_pairs(epss: list[float] | None, deltas: list[float] | None
+                   ) -> list[tuple[float | None, float | None]]:
+    """The (eps, delta) of each conversion: one list given, or both paired (one of length 1
+    is repeated)."""
+    e, d = list(epss or [None]), list(deltas or [None])
+    if len(e) != len(d) and min(len(e), len(d)) != 1:
+        raise ValueError(f"give as many --eps as --delta values, or one of either; got "
+                         f"{len(e)} and {len(d)}")
+    n = max(len(e), len(d))
+    return list(zip(e * (n // len(e)), d * (n // len(d)), strict=True))
+
+
+def _convert_one(mu: float | None, eps: float | None,
+                 delta: float | None) -> tuple[dict[str, Any], str]:
+    if eps is None:
+        eps = float(gdp.eps_from_mu(mu, delta))
+        return ({"mu": float(mu), "delta": float(delta), "eps": eps},
+                f"mu = {_g(mu)}, delta = {_g(delta)}  ->  eps = {_g(eps)}")
+    if delta is None:
+        delta = float(gdp.delta_from_mu(mu, eps))
+        return ({"mu": float(mu), "eps": float(eps), "delta": delta},
+                f"mu = {_g(mu)}, eps = {_g(eps)}  ->  delta = {_g(delta)}")
+    mu = float(gdp.mu_from_eps_delta(eps, delta))
+    return ({"eps": float(eps), "delta": float(delta), "mu": mu},
+            f"eps = {_g(eps)}, delta = {_g(delta)}  ->  mu = {_g(mu)}")
 
 
 def _dpsgd_params(args: argparse.Namespace) -> tuple[float, float, int]:
     sigma = check_real("sigma", args.sigma, lo=0.0, lo_open=True)
-    if args.p is not None:
-        if args.batch_size is not None or args.dataset_size is not None:
-            raise ValueError("give either --p or --batch-size with --dataset-size, not both")
-        p = check_real("p", args.p, lo=0.0, hi=1.0, lo_open=True)
-    else:
-        if args.batch_size is None or args.dataset_size is None:
-            raise ValueError("give the sampling rate --p, or --batch-size and --dataset-size")
-        b = check_int("batch_size", args.batch_size, lo=1)
-        n = check_int("dataset_size", args.dataset_size, lo=1)
-        if b > n:
-            raise ValueError(f"`batch_size` must be at most `dataset_size`; got "
-                             f"batch_size={b}, dataset_size={n}")
-        p = b / n
-    if args.steps is not None:
-        if args.epochs is not None:
-            raise ValueError("give either --steps or --epochs, not both")
-        steps = check_int("steps", args.steps, lo=1)
-    elif args.epochs is not None:
-        epochs = check_real("epochs", args.epochs, lo=0.0, lo_open=True)
-        steps = max(1, math.ceil(epochs / p - 1e-9))
-    else:
-        raise ValueError("give the number of steps --steps, or --epochs")
-    return sigma, p, steps
+    run = schedule_from_args(args)
+    return sigma, run.sample_rate, run.steps
 
 
 def dpsgd_report(sigma: float, p: float, steps: int, delta: float,
@@ -122,11 +119,14 @@ def dpsgd_report(sigma: float, p: float, steps: int, delta: float,
 def _cmd_dpsgd(args: argparse.Namespace) -> int:
     sigma, p, steps = _dpsgd_params(args)
     delta = check_real("delta", args.delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    res = dpsgd_report(sigma, p, steps, delta, progress=_progress(args))
+    res = dpsgd_report(sigma, p, steps, delta, progress=_progress(args).note)
+    run = schedule_from_args(args)
+    res["convention"], res["run"] = run.convention, run.describe()
     if args.json:
         _emit_json(res)
         return 0
     print(f"DP-SGD: sigma = {_g(sigma)}, p = {_g(p)}, steps = {steps}")
+    print(f"  run: {res['run']}")
     print(f"  eps at delta = {_g(delta)}: {_g(res['eps'])}  (sound upper bound; true value "
           f"in [{_g(res['eps_lower'])}, {_g(res['eps_upper'])}])")
     print(f"  mu of a Gaussian with the same (eps, delta): {_g(res['mu_same_eps_delta'])}")
@@ -147,13 +147,14 @@ def _cmd_compose(args: argparse.Namespace) -> int:
     epss = [check_real("eps", e, lo=0.0) for e in (args.eps or [])]
     total = sum(n for _, n in terms)
     prog = _progress(args)
-    prog(f"composing {total} mechanisms ...")
+    prog.note(f"composing {total} mechanisms ...")
     h = _compose_terms(terms)
     eps_recs = [_eps_report(h, d) for d in deltas]
     delta_recs = [_delta_report(h, e) for e in epss]
     res: dict[str, Any] = {
         "mechanisms": [{"tradeoff": repr(f), "repeat": n} for f, n in terms],
-        "count": total, "result": repr(h), "epsilon": eps_recs, "delta": delta_recs}
+        "count": total, "result": repr(h), "label": label_text(h.label), "epsilon": eps_recs,
+        "delta": delta_recs}
     clt_note = None
     if total > 1:
         try:
@@ -170,7 +171,7 @@ def _cmd_compose(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(res)
         return 0
-    print(f"composition of {total} mechanism(s): {repr(h)}")
+    print(f"composition of {total} mechanism(s): {_describe(h)}")
     for r in eps_recs:
         print(f"  eps at delta = {_g(r['delta'])}: {_g(r['eps'])}  {_bracket_text(r, 'eps')}")
     for r in delta_recs:
@@ -184,6 +185,13 @@ def _cmd_compose(args: argparse.Namespace) -> int:
     elif clt_note:
         print(f"  CLT: not applicable ({clt_note})")
     return 0
+
+
+def _describe(h: TradeOff) -> str:
+    """The curve for a terminal: its label as plain text, and its repr when that is a
+    readable closed form (``G_5 = Gaussian(mu=5.0)``), not a numeric result's LaTeX name."""
+    text, r = label_text(h.label), repr(h)
+    return text if "name=" in r or "\\" in r or "{" in r else f"{text} = {r}"
 
 
 def _compare_target(spec: str) -> tuple[Any, dict[str, float] | None]:
@@ -209,11 +217,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     prog = _progress(args)
     if len(ks) == 1:
         compare = gdp.compare
-        prog(f"comparing composition bounds for k = {ks[0]} ...")
+        prog.note(f"comparing composition bounds for k = {ks[0]} ...")
         if sgd is not None:
-            table = compare(dpsgd={**sgd, "steps": ks[0]}, delta=delta, eps=args.eps)
+            table = compare(dpsgd={**sgd, "steps": ks[0]}, delta=delta, eps=args.eps,
+                            progress=prog)
         else:
-            table = compare(f, k=ks[0], delta=delta, eps=args.eps)
+            table = compare(f, k=ks[0], delta=delta, eps=args.eps, progress=prog)
         if args.json:
             _emit_json({"mechanism": args.mechanism, "description": table.description,
                         "records": table.to_records()})
@@ -227,9 +236,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.eps is not None:
         raise ValueError("--eps needs a single --k (delta at eps is reported per k)")
     epsilon_vs_k = gdp.epsilon_vs_k
-    prog(f"comparing composition bounds for k = {', '.join(map(str, ks))} ...")
-    curves = (epsilon_vs_k(dpsgd=sgd, ks=ks, delta=delta) if sgd is not None
-              else epsilon_vs_k(f, ks, delta=delta))
+    prog.note(f"comparing composition bounds for k = {', '.join(map(str, ks))} ...")
+    curves = (epsilon_vs_k(dpsgd=sgd, ks=ks, delta=delta, progress=prog) if sgd is not None
+              else epsilon_vs_k(f, ks, delta=delta, progress=prog))
     cols = {m: [float(x) for x in v] for m, v in curves.columns.items()}
     if args.json:
         _emit_json({"mechanism": args.mechanism, "delta": delta, "k": ks, "epsilon": cols,
@@ -242,60 +251,31 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_plot(args: argparse.Namespace) -> int:
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    from matplotlib.figure import Figure
-
-    from .. import plot as gplot
-
-    curves = [parse_curve(s) for s in args.curves]
-    labels = args.label
-    if labels is not None and len(labels) != len(curves):
-        raise ValueError(f"give one --label per curve ({len(curves)}); got {len(labels)}")
-    out = Path(args.out)
-    fig = Figure(figsize=(args.size, args.size), layout="constrained")
-    ax = fig.subplots()
-    _progress(args)(f"drawing {len(curves)} curve(s) ...")
-    if args.profile:
-        eps = np.linspace(0.0, args.eps_max, 301)
-        ax, data = gplot.privacy_profile(*curves, eps=eps, ax=ax, labels=labels,
-                                         return_data=True)
-    else:
-        ax, data = gplot.tradeoff(*curves, ax=ax, shade=args.shade, log_alpha=args.log_alpha,
-                                  labels=labels, return_data=True)
-    if args.title:
-        ax.set_title(args.title)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=args.dpi)
-    written = [str(out)]
-    if args.csv:
-        written.append(str(data.to_csv(args.csv)))
-    if args.json:
-        _emit_json({"files": written, "curves": [repr(c) for c in curves]})
-    else:
-        for w in written:
-            print(f"wrote {w}")
-    return 0
+def demo_report(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The numbers of the worked example (``gdp demo --json``)."""
+    mu, delta = 1.0, 1e-5
+    return {"gaussian": {"mu": mu, "delta": delta, "eps": float(gdp.eps_from_mu(mu, delta)),
+                         "mu_for_eps_1": float(gdp.mu_from_eps_delta(1.0, 1e-5)),
+                         "mu_of_100": gdp.compose_mu(*[mu] * 100)},
+            "dpsgd": dpsgd_report(1.1, 0.01, 10_000, delta, progress=progress)}
 
 
 def demo_text(progress: Callable[[str], None] | None = None) -> str:
     """The worked example printed by ``gdp demo`` and after ``gdp figures``."""
+    d = demo_report(progress)
+    g, r = d["gaussian"], d["dpsgd"]
+    mu, delta = g["mu"], g["delta"]
     lines = ["Worked example", ""]
-    mu, delta = 1.0, 1e-5
     lines.append(f"Gaussian DP: a mu = {_g(mu)} mechanism (e.g. Gaussian noise sigma = "
                  f"sensitivity / mu)")
-    lines.append(f"  is (eps, delta)-DP with eps = {_g(float(gdp.eps_from_mu(mu, delta)))} "
+    lines.append(f"  is (eps, delta)-DP with eps = {_g(g['eps'])} "
                  f"at delta = {_g(delta)}  [gdp.eps_from_mu({mu:g}, {delta:g})]")
-    lines.append(f"  (eps, delta) = (1, 1e-5) needs mu <= "
-                 f"{_g(float(gdp.mu_from_eps_delta(1.0, 1e-5)))}  "
+    lines.append(f"  (eps, delta) = (1, 1e-5) needs mu <= {_g(g['mu_for_eps_1'])}  "
                  "[gdp.mu_from_eps_delta(1, 1e-5)]")
-    lines.append(f"  100 such mechanisms compose to mu = {_g(gdp.compose_mu(*[mu] * 100))} "
+    lines.append(f"  100 such mechanisms compose to mu = {_g(g['mu_of_100'])} "
                  "(exactly: G_a (x) G_b = G_sqrt(a^2+b^2))")
     lines.append("")
-    sigma, p, steps = 1.1, 0.01, 10_000
-    r = dpsgd_report(sigma, p, steps, delta, progress=progress)
+    sigma, p, steps = r["sigma"], r["p"], r["steps"]
     lines.append(f"DP-SGD: sigma = {sigma:g}, sampling rate p = {p:g}, {steps} steps "
                  f"[gdp dpsgd --sigma {sigma:g} --p {p:g} --steps {steps} --delta {delta:g}]")
     lines.append(f"  eps at delta = {_g(delta)}: {_g(r['eps'])}  (sound upper bound; "
@@ -309,7 +289,10 @@ def demo_text(progress: Callable[[str], None] | None = None) -> str:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    print(demo_text(progress=_progress(args)))
+    if args.json:
+        _emit_json(demo_report(progress=_progress(args).note))
+    else:
+        print(demo_text(progress=_progress(args).note))
     return 0
 
 
@@ -331,5 +314,5 @@ def _cmd_figures(args: argparse.Namespace) -> int:
             print(f"gdp figures: error: {name}: {msg}", file=sys.stderr)
         if not args.no_demo:
             print()
-            print(demo_text(progress=prog))
+            print(demo_text(progress=prog.note))
     return 1 if failed else 0

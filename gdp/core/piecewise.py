@@ -67,9 +67,7 @@ class Identity(TradeOff):
     def _dominates_exact(self, other):
         return True  # nothing lies above 1 - alpha
 
-    @property
-    def label(self):
-        return r"\mathrm{Id}"
+    label_format = r"\mathrm{{Id}}"
 
 
 def identity() -> Identity:
@@ -182,20 +180,18 @@ class PiecewiseLinear(TradeOff):
         return np.asarray(self.alpha)
 
     def _loss_sf(self, t):
-        loss, p, _ = self._atoms()
-        t = np.asarray(t, dtype=float)
-        order = np.argsort(loss)
-        ls, ps = loss[order], p[order]
-        tail = np.concatenate([np.cumsum(ps[::-1])[::-1], [0.0]])
-        return tail[np.searchsorted(ls, t, side="right")]
+        return self._tail(t, 1)
 
     def _loss_sf_q(self, t):
-        loss, _, q = self._atoms()
-        t = np.asarray(t, dtype=float)
-        order = np.argsort(loss)
-        ls, qs = loss[order], q[order]
-        tail = np.concatenate([np.cumsum(qs[::-1])[::-1], [0.0]])
-        return tail[np.searchsorted(ls, t, side="right")]
+        return self._tail(t, 2)
+
+    def _tail(self, t, side: int) -> np.ndarray:
+        """P[L > t] (``side=1``) or Q[L > t] (``side=2``) from the atoms."""
+        atoms = self._atoms()
+        order = np.argsort(atoms[0])
+        loss, mass = atoms[0][order], atoms[side][order]
+        tail = np.concatenate([np.cumsum(mass[::-1])[::-1], [0.0]])
+        return tail[np.searchsorted(loss, np.asarray(t, dtype=float), side="right")]
 
     def _inverse(self):
         # f^{-1}: T(Q, P) exactly from the pmfs, else reflect the graph in the diagonal

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -77,7 +77,8 @@ from .generic import (
 )
 
 __all__ = [
-    "TradeOff", "Derived", "Inverse", "Symmetrized", "Group", "Bracketed", "register_engine",
+    "TradeOff", "Derived", "Delegating", "Inverse", "Symmetrized", "Group", "Bracketed",
+    "register_engine",
 ]
 
 _DOM_ATOL = 1e-15  # absolute float-noise slack of `dominates`
@@ -176,10 +177,15 @@ class TradeOff:
         a family that is always symmetric sets ``is_symmetric = True``."""
         return bool(getattr(self, "symmetric", False))
 
+    #: How :attr:`label` is built from the fields: a :meth:`str.format` template with
+    #: ``self``, e.g. ``"G_{{{self.mu:g}}}"``; ``None``: the ``name`` field, or the class name.
+    label_format: ClassVar[str | None] = None
+
     @property
     def label(self) -> str:
-        """A short LaTeX-safe name for legends, e.g. ``G_{1}``: the ``name`` field of curves
-        that carry one."""
+        """A short LaTeX-safe name for legends, e.g. ``G_{1}`` (see :attr:`label_format`)."""
+        if self.label_format is not None:
+            return self.label_format.format(self=self)
         return str(getattr(self, "name", type(self).__name__))
 
     # --------------------------------------------------------------- public API
@@ -441,9 +447,7 @@ class Symmetrized(TradeOff):
     def __post_init__(self):
         object.__setattr__(self, "_inv", self.base.inverse())
 
-    @property
-    def label(self):
-        return "{" + self.base.label + "}^{S}"
+    label_format = "{{{self.base.label}}}^{{S}}"
 
     def _f(self, alpha):
         return np.maximum(self.base._f(alpha), self._inv._f(alpha))
@@ -476,9 +480,7 @@ class Group(Derived):
     base: TradeOff
     k: int
 
-    @property
-    def label(self):
-        return f"{self.base.label}^{{[{self.k}]}}"
+    label_format = "{self.base.label}^{{[{self.k}]}}"
 
     def _one_minus_f(self, alpha):
         x = np.asarray(alpha, dtype=float)
@@ -490,8 +492,42 @@ class Group(Derived):
         return 1.0 - self._one_minus_f(alpha)
 
 
+class Delegating(TradeOff):
+    """A curve that answers every question with another curve, :meth:`_target` (a
+    bracket with its sound lower curve, an approximation with the curve that realises it)."""
+
+    __slots__ = ()
+
+    def _target(self) -> TradeOff:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _f(self, alpha):
+        return self._target()._f(alpha)
+
+    def _one_minus_f(self, alpha):
+        return self._target()._one_minus_f(alpha)
+
+    def _hockey(self, eps):
+        return self._target()._hockey(eps)
+
+    def _loss_sf(self, t):
+        return self._target()._loss_sf(t)
+
+    def _loss_sf_q(self, t):
+        return self._target()._loss_sf_q(t)
+
+    def _atoms(self):
+        return self._target()._atoms()
+
+    def _vertices(self):
+        return self._target()._vertices()
+
+    def _segments(self):
+        return self._target()._segments()
+
+
 @dataclass(frozen=True, slots=True, eq=False)
-class Bracketed(TradeOff):
+class Bracketed(Delegating):
     r"""A numeric trade-off function known up to a two-sided bracket.
 
     ``lower`` is a rigorous lower bound on the true curve (the sound side, used by
@@ -510,29 +546,8 @@ class Bracketed(TradeOff):
     def __repr__(self):
         return f"Bracketed(name={self.name!r}, lower={self.lower!r}, upper={self.upper!r})"
 
-    def _f(self, alpha):
-        return self.lower._f(alpha)
-
-    def _one_minus_f(self, alpha):
-        return self.lower._one_minus_f(alpha)
-
-    def _hockey(self, eps):
-        return self.lower._hockey(eps)
-
-    def _loss_sf(self, t):
-        return self.lower._loss_sf(t)
-
-    def _loss_sf_q(self, t):
-        return self.lower._loss_sf_q(t)
-
-    def _atoms(self):
-        return self.lower._atoms()
-
-    def _vertices(self):
-        return self.lower._vertices()
-
-    def _segments(self):
-        return self.lower._segments()
+    def _target(self) -> TradeOff:
+        return self.lower
 
     def _inverse(self):
         return Bracketed(lower=self.lower.inverse(), upper=self.upper.inverse(),

@@ -15,17 +15,20 @@ Modules
     rounding margin on the safe side.
 ``epsdelta``
     :math:`f_{\varepsilon,\delta}` (DRS Prop. 2.5), randomized response for δ = 0.
-``laplace``
+``laplace_tradeoff``
     :math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`.
+``location``
+    What the two location families share (μ, symmetry, group privacy, dominance).
 
 Imports: the ground floor and :mod:`gdp.core`.
 """
 
 from __future__ import annotations
 
-from . import epsdelta, gaussian, laplace_tradeoff
+from . import epsdelta, gaussian, laplace_tradeoff, location
 from .epsdelta import *
 from .gaussian import *
 from .laplace_tradeoff import *
+from .location import *
 
-__all__ = [*epsdelta.__all__, *gaussian.__all__, *laplace_tradeoff.__all__]
+__all__ = [*epsdelta.__all__, *gaussian.__all__, *laplace_tradeoff.__all__, *location.__all__]

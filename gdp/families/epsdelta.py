@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .._numerics import step_until
 from .._validation import check_probability, check_real
 from ..core.tradeoff import TradeOff
 
@@ -60,9 +61,7 @@ class EpsDelta(TradeOff):
         object.__setattr__(self, "eps", check_real("eps", self.eps, lo=0.0, finite=False))
         object.__setattr__(self, "delta_", check_probability("delta", self.delta_))
 
-    @property
-    def label(self):
-        return f"f_{{{self.eps:g},{self.delta_:g}}}"
+    label_format = "f_{{{self.eps:g},{self.delta_:g}}}"
 
     @property
     def _alpha_star(self) -> float:
@@ -88,9 +87,8 @@ class EpsDelta(TradeOff):
         return np.minimum(1.0, np.minimum(v1, v2))
 
     def _vertices(self):
-        s = self._alpha_star
-        return (np.array([0.0, s, 1.0 - self.delta_, 1.0]),
-                np.array([1.0 - self.delta_, s, 0.0, 0.0]))
+        # the kinks of max{0, 1 - delta - e^eps a, e^-eps (1 - delta - a)} (TradeOff hook)
+        return np.array([0.0, self._alpha_star, 1.0 - self.delta_, 1.0])
 
     def _rr_profile(self, t: np.ndarray) -> np.ndarray:
         """Profile h(t) of randomized response f_{eps,0} (finite eps), any real t or +inf."""
@@ -123,11 +121,7 @@ class EpsDelta(TradeOff):
             t = e + np.log1p(-r * (1.0 + math.exp(-e)))
             t = np.clip(t, 0.0, e)
             # rounding must not leave us on the unsafe side: step up until delta(t) <= target
-            for _ in range(8):
-                high = self._hockey(t) > dl[mid]
-                if not high.any():
-                    break
-                t = np.where(high, np.nextafter(np.nextafter(t, np.inf), np.inf), t)
+            t = step_until(lambda x: self._hockey(x) <= dl[mid], t, np.inf, tries=8)
             out[mid] = np.where(self._hockey(t) <= dl[mid], t, e)
         return out
 

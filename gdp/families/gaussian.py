@@ -26,8 +26,8 @@ from scipy import special
 
 from .._numerics import float_or_array
 from .._validation import as_probability_array, as_real_array, check_int, check_real
-from ..core.tradeoff import TradeOff
 from .gaussian_profile import _eps_from_mu, _log_delta, _mu_from_eps_delta, _ndtr_error
+from .location import LocationFamily
 
 __all__ = [
     "Gaussian", "G_mu", "log_delta_from_mu", "delta_from_mu", "eps_from_mu", "mu_from_eps_delta",
@@ -36,23 +36,14 @@ __all__ = [
 ]
 
 @dataclass(frozen=True, slots=True)
-class Gaussian(TradeOff):
+class Gaussian(LocationFamily):
     r"""Gaussian differential privacy :math:`G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha)-\mu)`.
 
     Use :func:`G_mu` to construct. Symmetric; :math:`G_0 = \mathrm{Id}`,
     :math:`G_\infty = 0`.
     """
 
-    mu: float
-
-    is_symmetric = True
-
-    def __post_init__(self):
-        object.__setattr__(self, "mu", check_real("mu", self.mu, lo=0.0, finite=False))
-
-    @property
-    def label(self):
-        return f"G_{{{self.mu:g}}}"
+    symbol = "G"
 
     def _f(self, alpha):
         alpha = np.asarray(alpha, dtype=float)
@@ -81,28 +72,22 @@ class Gaussian(TradeOff):
         return _eps_from_mu(np.full(np.shape(delta), self.mu), delta)
 
     def _loss_sf(self, t):
-        t = np.asarray(t, dtype=float)
-        if self.mu == 0:
-            return np.where(t < 0, 1.0, 0.0)
-        if math.isinf(self.mu):
-            return np.zeros_like(t)
-        return special.ndtr(-(t + 0.5 * self.mu**2) / self.mu)
+        return self._loss_tail(t, -1.0)
 
     def _loss_sf_q(self, t):
+        return self._loss_tail(t, 1.0)
+
+    def _loss_tail(self, t, sign: float) -> np.ndarray:
+        r""":math:`P[L > t]` (``sign=-1``) or :math:`Q[L > t]` (``sign=+1``), with
+        :math:`L \sim N(\pm\mu^2/2, \mu^2)`; μ = 0 is an atom at 0, μ = ∞ puts P's loss at
+        :math:`-\infty` and Q's at :math:`+\infty`."""
         t = np.asarray(t, dtype=float)
         if self.mu == 0:
             return np.where(t < 0, 1.0, 0.0)
         if math.isinf(self.mu):
-            return np.ones_like(t)
-        return special.ndtr(-(t - 0.5 * self.mu**2) / self.mu)
+            return np.full(t.shape, 1.0 if sign > 0 else 0.0)
+        return special.ndtr(-(t - sign * 0.5 * self.mu**2) / self.mu)
 
-    def _group(self, k):
-        return Gaussian(mu=k * self.mu)
-
-    def _dominates_exact(self, other):
-        if isinstance(other, Gaussian):
-            return self.mu <= other.mu
-        return None
 
 
 def G_mu(mu: float) -> Gaussian:
@@ -186,8 +171,8 @@ def delta_from_mu(mu: Any, eps: Any) -> Any:
     -----
     Evaluated in log space (see the module notes) and returned as an upper bound: never
     below the exact δ, above it by at most about :math:`4\times10^{-14}\max(1,
-    |\log\delta|)` relative (2e-13 + 2e-15 |log δ| for small δ; < 2e-12 against mpmath
-    on μ ∈ [1e-8, 50], ε ∈ [0, 500]). Underflows to 0 only below ~1e-308 (use
+    |\log\delta|)` relative (2e-13 + 2e-15 :math:`|\log\delta|` for small δ; < 2e-12
+    against mpmath on μ ∈ [1e-8, 50], ε ∈ [0, 500]). Underflows to 0 only below ~1e-308 (use
     :func:`log_delta_from_mu` there). δ(0; μ) = erf(μ/(2√2)); μ = 0 gives 0; μ = ∞
     gives 1 (also at ε = ∞); ε = ∞ gives 0 for finite μ.
 
@@ -211,10 +196,8 @@ def eps_from_mu(mu: Any, delta: Any) -> Any:
 
     Parameters
     ----------
-    mu : float or array_like
-        μ ≥ 0 (``inf`` allowed).
-    delta : float or array_like
-        In [0, 1]; broadcast against ``mu``.
+    mu, delta : float or array_like
+        μ ≥ 0 (``inf`` allowed) and δ in [0, 1], broadcast against each other.
 
     Returns
     -------
@@ -256,10 +239,8 @@ def mu_from_eps_delta(eps: Any, delta: Any) -> Any:
 
     Parameters
     ----------
-    eps : float or array_like
-        ε ≥ 0 (``inf`` allowed).
-    delta : float or array_like
-        In [0, 1]; broadcast against ``eps``.
+    eps, delta : float or array_like
+        ε ≥ 0 (``inf`` allowed) and δ in [0, 1], broadcast against each other.
 
     Notes
     -----
@@ -273,7 +254,7 @@ def mu_from_eps_delta(eps: Any, delta: Any) -> Any:
 
     References
     ----------
-    DRS Cor. 2.13; Balle and Wang (2018), Thm 8.
+    Balle and Wang (2018), Thm 8 (the analytic Gaussian mechanism); DRS Cor. 2.13.
 
     Examples
     --------
@@ -288,24 +269,13 @@ def mu_from_eps_delta(eps: Any, delta: Any) -> Any:
 
 def mu_from_sigma(sensitivity: float, sigma: Any) -> Any:
     r"""μ of the Gaussian mechanism :math:`\theta(S)+N(0,\sigma^2)`: :math:`\mu=\Delta/\sigma`
-    (DRS Thm 2.7).
+    (DRS Thm 2.7), the inverse of :func:`sigma_from_mu`; σ > 0 (``inf`` allowed: μ = 0).
 
-    Parameters
-    ----------
-    sensitivity : float
-        Δ ≥ 0 (finite).
-    sigma : float or array_like
-        σ > 0 (``inf`` allowed: μ = 0).
-
-    Examples
-    --------
     >>> import gdp
     >>> gdp.mu_from_sigma(2.0, 4.0)
     0.5
     """
-    s = check_real("sensitivity", sensitivity, lo=0.0)
-    sg = _arr("sigma", sigma, lo=0.0, lo_open=True, finite=False)
-    return float_or_array(s / sg)
+    return _sensitivity_over("sigma", sensitivity, sigma)
 
 
 def sigma_from_mu(sensitivity: float, mu: Any) -> Any:
@@ -324,9 +294,14 @@ def sigma_from_mu(sensitivity: float, mu: Any) -> Any:
     >>> gdp.sigma_from_mu(1.0, 0.5)
     2.0
     """
+    return _sensitivity_over("mu", sensitivity, mu)
+
+
+def _sensitivity_over(name: str, sensitivity: float, value: Any) -> Any:
+    """Δ / value, the map between σ and μ of the Gaussian mechanism (both directions)."""
     s = check_real("sensitivity", sensitivity, lo=0.0)
-    m = _arr("mu", mu, lo=0.0, lo_open=True, finite=False)
-    return float_or_array(s / m)
+    v = _arr(name, value, lo=0.0, lo_open=True, finite=False)
+    return float_or_array(s / v)
 
 
 def sigma_from_eps_delta(sensitivity: float, eps: Any, delta: Any) -> Any:
@@ -390,9 +365,12 @@ def sigma_classical(sensitivity: float, eps: float, delta: float) -> float:
 
     Examples
     --------
+    The classical σ is valid for ε < 1 only, and looser than the exact one:
+
     >>> import gdp
-    >>> round(gdp.sigma_classical(1.0, 0.5, 1e-5), 6)
-    9.689611
+    >>> c, exact = gdp.sigma_classical(1.0, 0.5, 1e-5), gdp.sigma_from_eps_delta(1.0, 0.5, 1e-5)
+    >>> round(c, 6), round(exact, 6)
+    (9.689611, 7.031827)
     """
     s = check_real("sensitivity", sensitivity, lo=0.0)
     e = check_real("eps", eps, lo=0.0, lo_open=True)

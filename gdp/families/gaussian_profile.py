@@ -69,6 +69,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .._numerics import step_until
+
 __all__ = []
 
 _SQRT2 = math.sqrt(2.0)
@@ -365,24 +367,21 @@ def _nudge(x: np.ndarray, to: float) -> np.ndarray:
     return y
 
 
+def _flat_pair(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """The two arguments broadcast against each other and flattened, and the shape."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    return a.ravel(), b.ravel(), a.shape
+
+
 def _check_eps(m: np.ndarray, d: np.ndarray, e: np.ndarray) -> np.ndarray:
     """Raise eps (by growing steps) until the computed delta(e; m) <= d. Only used where
     eps or mu is below 1e-280: subnormal arithmetic voids the rounding analysis there."""
-    e = e.copy()
-    for k in range(2200):
-        bad = np.exp(_log_delta(m, e)) > d
-        if not bad.any():
-            break
-        e[bad] = np.nextafter(e[bad] * (1.0 + min(1.0, 1e-15 * 4.0**k)), np.inf)
-    return e
+    return step_until(lambda x: np.exp(_log_delta(m, x)) <= d, e, np.inf, rel=1e-15)
 
 
 def _eps_from_mu(mu: np.ndarray, delta: np.ndarray) -> np.ndarray:
     """Vectorised core of eps_from_mu (validated, broadcast-compatible inputs)."""
-    mu, delta = np.broadcast_arrays(np.asarray(mu, dtype=float), np.asarray(delta, dtype=float))
-    shape = mu.shape
-    m = mu.ravel()
-    d = delta.ravel()
+    m, d, shape = _flat_pair(mu, delta)
     out = np.empty(m.size)
     with np.errstate(all="ignore"):
         for s in range(0, m.size, _CHUNK):
@@ -439,20 +438,12 @@ def _solve_mu(e: np.ndarray, logd: np.ndarray) -> np.ndarray:
 def _check_mu(e: np.ndarray, d: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """Step a computed mu down (by ulps, then growing steps) until the computed
     delta(e; mu) <= d; mu = 0 always qualifies."""
-    mu = mu.copy()
-    for k in range(2200):
-        bad = np.exp(_log_delta(mu, e)) > d
-        if not bad.any():
-            break
-        mu[bad] = np.nextafter(mu[bad] * (1.0 - min(0.5, 2e-15 * 4.0**k)), 0.0)
-    return mu
+    return step_until(lambda x: np.exp(_log_delta(x, e)) <= d, mu, 0.0, rel=2e-15,
+                      max_rel=0.5)
 
 
 def _mu_from_eps_delta(eps: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    e, d = np.broadcast_arrays(np.asarray(eps, dtype=float), np.asarray(delta, dtype=float))
-    shape = e.shape
-    e = e.ravel()
-    d = d.ravel()
+    e, d, shape = _flat_pair(eps, delta)
     out = np.zeros(e.size)
     with np.errstate(all="ignore"):
         out[d >= 1] = np.inf

@@ -28,13 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_real
-from ..core.tradeoff import TradeOff
+from .._numerics import step_until
+from .location import LocationFamily
 
 __all__ = ["Laplace", "laplace"]
 
 @dataclass(frozen=True, slots=True)
-class Laplace(TradeOff):
+class Laplace(LocationFamily):
     r""":math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`; construct with :func:`laplace`.
 
     Notes
@@ -50,43 +50,31 @@ class Laplace(TradeOff):
     :math:`S_0^{-1}\circ S_\mu` shifts by μ).
     """
 
-    mu: float
-
-    is_symmetric = True
-
-    def __post_init__(self):
-        object.__setattr__(self, "mu", check_real("mu", self.mu, lo=0.0, finite=False))
-
-    @property
-    def label(self):
-        return f"\\mathrm{{Lap}}_{{{self.mu:g}}}"
+    symbol = "\\mathrm{Lap}"
 
     def _f(self, alpha):
-        a = np.asarray(alpha, dtype=float)
-        mu = self.mu
-        if math.isinf(mu):
-            return np.zeros_like(a)  # the curve 0 (no privacy)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            la = np.log(a)
-            left = 1.0 - np.exp(la + mu)  # 1 - e^mu a
-            mid = np.exp(-mu - math.log(4.0) - la)  # e^-mu / (4 a)
-            right = math.exp(-mu) * (1.0 - a)
-        # branch on log(a) against log(e^-mu / 2): no underflow of e^-mu for large mu
-        out = np.where(la < -mu - _LOG2, left, np.where(a <= 0.5, mid, right))
-        return np.where(a == 0, 1.0, out)
+        return self._pieces(alpha, one_minus=False)
 
     def _one_minus_f(self, alpha):
+        return self._pieces(alpha, one_minus=True)
+
+    def _pieces(self, alpha, *, one_minus: bool) -> np.ndarray:
+        """The three pieces of the curve (module docstring), or of 1 - f without
+        cancellation, chosen by log α against log(e^{-μ}/2), so e^{-μ} never underflows."""
         a = np.asarray(alpha, dtype=float)
         mu = self.mu
-        if math.isinf(mu):
-            return np.ones_like(a)
+        if math.isinf(mu):  # the curve 0 (no privacy)
+            return np.full(a.shape, 1.0 if one_minus else 0.0)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             la = np.log(a)
-            left = np.exp(la + mu)
-            mid = -np.expm1(-mu - math.log(4.0) - la)
-            right = -math.expm1(-mu) + math.exp(-mu) * a
-        out = np.where(la < -mu - _LOG2, left, np.where(a <= 0.5, mid, right))
-        return np.where(a == 0, 0.0, out)
+            e_left = np.exp(la + mu)  # e^mu a
+            log_mid = -mu - math.log(4.0) - la  # log(e^-mu / (4 a))
+            if one_minus:
+                pieces = (e_left, -np.expm1(log_mid), -math.expm1(-mu) + math.exp(-mu) * a)
+            else:
+                pieces = (1.0 - e_left, np.exp(log_mid), math.exp(-mu) * (1.0 - a))
+        out = np.where(la < -mu - _LOG2, pieces[0], np.where(a <= 0.5, *pieces[1:]))
+        return np.where(a == 0, 0.0 if one_minus else 1.0, out)
 
     def _hockey(self, eps):
         t = np.asarray(eps, dtype=float)
@@ -108,11 +96,7 @@ class Laplace(TradeOff):
             t = np.maximum(mu + 2.0 * np.log1p(-d), 0.0)
         t = np.where(d <= 0.0, mu, t)
         # rounding must not leave us on the unsafe side: step up until delta(t) <= target
-        for _ in range(8):
-            high = self._hockey(t) > d
-            if not high.any():
-                break
-            t = np.where(high, np.nextafter(np.nextafter(t, np.inf), np.inf), t)
+        t = step_until(lambda x: self._hockey(x) <= d, t, np.inf, tries=8)
         return np.where(self._hockey(t) <= d, t, mu)
 
     def _loss_sf(self, t):
@@ -132,13 +116,6 @@ class Laplace(TradeOff):
             v = 1.0 - 0.5 * np.exp((t - mu) / 2.0)
         return np.where(t < -mu, 1.0, np.where(t >= mu, 0.0, v))
 
-    def _group(self, k):
-        return Laplace(mu=k * self.mu)
-
-    def _dominates_exact(self, other):
-        if isinstance(other, Laplace):
-            return self.mu <= other.mu
-        return None
 
 
 _LOG2 = math.log(2.0)
@@ -165,10 +142,10 @@ def laplace(mu: float) -> Laplace:
 
     Examples
     --------
-    >>> import gdp
+    >>> import gdp, math
     >>> f = gdp.laplace(1.0)
-    >>> round(f(0.25), 6)
-    0.367879
+    >>> round(f(0.25), 12) == round(math.exp(-1) / (4 * 0.25), 12)     # the middle piece
+    True
     >>> round(f.delta(0.5), 6)
     0.221199
     >>> round(f.epsilon(0.1), 6)

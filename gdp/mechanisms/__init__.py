@@ -54,11 +54,21 @@ Mechanisms", ICML 2020.
 
 from __future__ import annotations
 
-from . import additive, auditing, base, discrete, randomized_response, selection, sensitivity
+from . import (
+    additive,
+    auditing,
+    base,
+    discrete,
+    one_run_audit,
+    randomized_response,
+    selection,
+    sensitivity,
+)
 from .additive import *
 from .auditing import *
 from .base import *
 from .discrete import *
+from .one_run_audit import *
 from .randomized_response import *
 from .selection import *
 
@@ -67,6 +77,7 @@ __all__ = [
     *auditing.__all__,
     *base.__all__,
     *discrete.__all__,
+    *one_run_audit.__all__,
     *randomized_response.__all__,
     *selection.__all__,
     "sensitivity",

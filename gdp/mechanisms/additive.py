@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
@@ -25,8 +25,57 @@ from .base import _CALIBRATION, Mechanism, _beta, _div_up, _eps, _out, _sensitiv
 
 __all__ = ["Gaussian", "Laplace"]
 
+class AdditiveNoise(Mechanism):
+    """Base of the additive-noise mechanisms: a sensitivity and a noise scale (the field
+    named by :attr:`noise_field`), both re-checked before every release."""
+
+    __slots__ = ()
+
+    #: the name of the noise-scale field (``"sigma"``, ``"scale"``)
+    noise_field: ClassVar[str] = "scale"
+    #: variance of the noise per squared unit of scale (1 for N(0, 1), 2 for Lap(1))
+    variance_per_scale2: ClassVar[float] = 1.0
+
+    @property
+    def variance(self) -> float:
+        r"""Noise variance per coordinate: :math:`\sigma^2` for Gaussian noise,
+        :math:`2b^2` for Laplace noise."""
+        return self.variance_per_scale2 * getattr(self, self.noise_field) ** 2
+
+    def _validate(self) -> None:
+        _sensitivity(self.sensitivity)
+        check_real(self.noise_field, getattr(self, self.noise_field), lo=0.0, lo_open=True)
+
+    def _settle_noise(self, given: str, **values: float) -> None:
+        """Store the calibrated parameters after checking that the noise scale and the
+        curve's parameter are positive and finite (``given`` echoes the arguments)."""
+        if not all(math.isfinite(v) and v > 0 for k, v in values.items() if k != "sensitivity"):
+            raise ValueError("the calibration gives a noise scale outside (0, inf); got "
+                             f"{given}")
+        self._settle(**values)
+
+    def accuracy(self, beta: float, *, k: int = 1) -> float:
+        r"""The :math:`\alpha` with :math:`P[\|Y\|_\infty \ge \alpha] \le \beta` for ``k``
+        noisy coordinates: :math:`-\sigma\Phi^{-1}(\beta/(2k))` for Gaussian noise (exact for
+        ``k = 1``, a union bound otherwise), :math:`b\ln(k/\beta)` for Laplace noise
+        (Dwork–Roth Thm 3.8)."""
+        return self._radius(_beta(beta), check_int("k", k, lo=1))
+
+    def _radius(self, beta: float, k: int) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _release(self, v: np.ndarray, rng: np.random.Generator) -> Any:
+        return _out(v + self._noise(v.shape, rng))
+
+    def _release_many(self, v: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        return v + self._noise((n,) + v.shape, rng)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Gaussian(Mechanism):
+class Gaussian(AdditiveNoise):
     r"""The Gaussian mechanism :math:`M(D) = q(D) + N(0, \sigma^2 I)`.
 
     Parameters
@@ -73,6 +122,8 @@ class Gaussian(Mechanism):
     delta: float | None = None
     sigma: float | None = None
 
+    noise_field = "sigma"
+
     def __post_init__(self) -> None:
         sens = _sensitivity(self.sensitivity)
         given = [n for n in ("mu", "eps", "delta", "sigma") if getattr(self, n) is not None]
@@ -96,44 +147,24 @@ class Gaussian(Mechanism):
             mu = _div_up(sens, sigma)
         else:
             raise ValueError(f"`Gaussian` needs {_CALIBRATION}; got {shown}")
-        if not (math.isfinite(sigma) and sigma > 0 and math.isfinite(mu) and mu > 0):
-            raise ValueError("the calibration gives a noise scale outside (0, inf); got "
-                             f"sensitivity={sens!r}, {shown}")
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "mu", mu)
-        object.__setattr__(self, "sigma", sigma)
-
-    def _validate(self) -> None:
-        _sensitivity(self.sensitivity)
-        check_real("sigma", self.sigma, lo=0.0, lo_open=True)
+        self._settle_noise(f"sensitivity={sens!r}, {shown}", sensitivity=sens, mu=mu,
+                           sigma=sigma)
 
     @property
     def tradeoff(self) -> TradeOff:
         """:math:`G_\\mu`, :math:`\\mu = \\Delta_2/\\sigma` (exact)."""
         return G_mu(self.mu)
 
-    @property
-    def variance(self) -> float:
-        """Noise variance per coordinate, :math:`\\sigma^2`."""
-        return self.sigma**2
+    def _radius(self, beta: float, k: int) -> float:
+        # -sigma Phi^{-1}(beta / (2k)): exact for k = 1, a union bound otherwise
+        return float(-self.sigma * special.ndtri(beta / (2.0 * k)))
 
-    def accuracy(self, beta: float, *, k: int = 1) -> float:
-        r"""The :math:`\alpha` with :math:`P[\|Y\|_\infty \ge \alpha] \le \beta` for ``k``
-        noisy coordinates: :math:`-\sigma\Phi^{-1}(\beta/(2k))` (exact for ``k = 1``,
-        union bound otherwise)."""
-        b = _beta(beta)
-        k = check_int("k", k, lo=1)
-        return float(-self.sigma * special.ndtri(b / (2.0 * k)))
-
-    def _release(self, v: np.ndarray, rng: np.random.Generator) -> Any:
-        return _out(v + self.sigma * rng.standard_normal(v.shape))
-
-    def _release_many(self, v, n, rng):
-        return v + self.sigma * rng.standard_normal((n,) + v.shape)
+    def _noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        return self.sigma * rng.standard_normal(shape)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Laplace(Mechanism):
+class Laplace(AdditiveNoise):
     r"""The Laplace mechanism :math:`M(D) = q(D) + \mathrm{Lap}(b)^{\otimes k}`,
     :math:`b = \Delta_1/\varepsilon` (Dwork–Roth Def. 3.3, Thm 3.6).
 
@@ -162,19 +193,21 @@ class Laplace(Mechanism):
 
     Examples
     --------
-    >>> from gdp import mechanisms
-    >>> mech = mechanisms.Laplace(sensitivity=2.0, eps=1.0)
-    >>> mech.scale, mech.tradeoff
-    (2.0, Laplace(mu=1.0))
+    >>> import gdp
+    >>> mech = gdp.mechanisms.Laplace(sensitivity=2.0, eps=1.0)   # b = sensitivity / eps
+    >>> (mech.scale, mech.tradeoff) == (2.0, gdp.laplace(1.0))
+    True
     >>> round(mech.accuracy(0.05), 4), mech.variance
     (5.9915, 8.0)
-    >>> round(mechanisms.Laplace(sensitivity=1.0, eps=1.0).accuracy(0.05, k=10000), 1)
+    >>> round(gdp.mechanisms.Laplace(sensitivity=1.0, eps=1.0).accuracy(0.05, k=10000), 1)
     12.2
     """
 
     sensitivity: float
     eps: float | None = None
     scale: float | None = None
+
+    variance_per_scale2 = 2.0
 
     def __post_init__(self) -> None:
         sens = _sensitivity(self.sensitivity)
@@ -188,37 +221,17 @@ class Laplace(Mechanism):
         else:
             raise ValueError("`Laplace` needs exactly one of `eps` or `scale`; got "
                              f"eps={self.eps!r}, scale={self.scale!r}")
-        if not (math.isfinite(b) and b > 0 and math.isfinite(mu) and mu > 0):
-            raise ValueError("the calibration gives a noise scale outside (0, inf); got "
-                             f"sensitivity={sens!r}, eps={self.eps!r}, scale={self.scale!r}")
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "eps", mu)
-        object.__setattr__(self, "scale", b)
-
-    def _validate(self) -> None:
-        _sensitivity(self.sensitivity)
-        check_real("scale", self.scale, lo=0.0, lo_open=True)
+        self._settle_noise(f"sensitivity={sens!r}, eps={self.eps!r}, scale={self.scale!r}",
+                           sensitivity=sens, eps=mu, scale=b)
 
     @property
     def tradeoff(self) -> TradeOff:
         """``laplace(Δ₁/b)`` (exact)."""
         return laplace(self.eps)
 
-    @property
-    def variance(self) -> float:
-        """Noise variance per coordinate, :math:`2b^2`."""
-        return 2.0 * self.scale**2
+    def _radius(self, beta: float, k: int) -> float:
+        # b ln(k / beta) (Dwork-Roth Thm 3.8; exact for k = 1)
+        return float(self.scale * (math.log(k) - math.log(beta)))
 
-    def accuracy(self, beta: float, *, k: int = 1) -> float:
-        r""":math:`b\ln(k/\beta)`: with probability at least :math:`1-\beta` every one of
-        the ``k`` coordinates is within it of the truth (Dwork–Roth Thm 3.8; exact for
-        ``k = 1``)."""
-        b = _beta(beta)
-        k = check_int("k", k, lo=1)
-        return float(self.scale * (math.log(k) - math.log(b)))
-
-    def _release(self, v, rng):
-        return _out(v + rng.laplace(0.0, self.scale, size=v.shape))
-
-    def _release_many(self, v, n, rng):
-        return v + rng.laplace(0.0, self.scale, size=(n,) + v.shape)
+    def _noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        return rng.laplace(0.0, self.scale, size=shape)

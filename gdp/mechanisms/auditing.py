@@ -40,6 +40,11 @@ through every confidence box (``within_band``). For selection mechanisms with a 
 ``tradeoff`` only ``violation`` is meaningful. An audit can refute a claim, never prove
 one: a small ``eps_lower`` says the tests found little, not that the mechanism is private.
 
+This auditor runs the mechanism many times on one pair of inputs. To audit a training
+algorithm from a *single* run with many canaries, use :func:`gdp.audit_one_run`
+(:mod:`gdp.mechanisms.one_run_audit`: Steinke–Nasr–Jagielski 2023 with the f-DP analysis
+of Mahloujifar et al. 2024).
+
 References
 ----------
 Clopper, Pearson, Biometrika 26(4), 1934. Ding, Wang, Wang, Zhang, Kifer, "Detecting

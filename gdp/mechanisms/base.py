@@ -110,6 +110,11 @@ class Mechanism:
     def _validate(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _settle(self, **values: Any) -> None:
+        """Store the checked and calibrated parameters (the instances are frozen)."""
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
     def _prepare(self, value: Any) -> np.ndarray:
         return _values(value)
 

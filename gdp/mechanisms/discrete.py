@@ -410,9 +410,7 @@ class DiscreteLaplace(Mechanism):
         else:
             raise ValueError("`DiscreteLaplace` needs exactly one of `eps` or `scale`; got "
                              f"eps={self.eps!r}, scale={self.scale!r}")
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "eps", eps)
-        object.__setattr__(self, "scale", t)
+        self._settle(sensitivity=sens, eps=eps, scale=t)
 
     def _validate(self) -> None:
         _integer_sensitivity(self.sensitivity)

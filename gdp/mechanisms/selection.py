@@ -96,9 +96,9 @@ class Exponential(Mechanism):
     def __post_init__(self) -> None:
         if self.utility is not None and not callable(self.utility):
             raise TypeError(f"`utility` must be callable or None; got utility={self.utility!r}")
-        object.__setattr__(self, "sensitivity", _sensitivity(self.sensitivity))
-        object.__setattr__(self, "eps", _eps(self.eps))
-        object.__setattr__(self, "monotone", _monotone(self.monotone))
+        self._settle(sensitivity=_sensitivity(self.sensitivity),
+                     eps=_eps(self.eps),
+                     monotone=_monotone(self.monotone))
         if self.n_outcomes is not None:
             object.__setattr__(self, "n_outcomes", check_int("n_outcomes", self.n_outcomes,
                                                               lo=1))
