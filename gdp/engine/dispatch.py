@@ -85,11 +85,20 @@ def _atomic_compose(groups: list[tuple[TradeOff, int]]) -> LossCurve | None:
     acc = (np.zeros(1), np.ones(1), np.ones(1), 0.0)
     q_inf_log = 0.0  # log of the surviving (finite) Q-mass factor
     p_ninf_log = 0.0
+    # factors with the same atoms are one power (the same computation, hence the same
+    # answer and error bound, however the list was written)
+    same: dict[tuple, list] = {}
     for f, n in groups:
         at = f._atoms()
         if at is None:
             return None
-        u, p, q = (np.asarray(x, dtype=float) for x in at)
+        arrs = tuple(np.asarray(x, dtype=float) for x in at)
+        k = tuple(a.tobytes() for a in arrs)
+        if k in same:
+            same[k][1] += n
+        else:
+            same[k] = [arrs, n]
+    for (u, p, q), n in same.values():
         qi = float(q[np.isposinf(u)].sum())
         pn = float(p[np.isneginf(u)].sum())
         fin = np.isfinite(u) & ((p > 0) | (q > 0))
@@ -115,7 +124,7 @@ def _atomic_compose(groups: list[tuple[TradeOff, int]]) -> LossCurve | None:
     p_ninf = -math.expm1(p_ninf_log) if np.isfinite(p_ninf_log) else 1.0
     sym = all(f.is_symmetric for f, _ in groups)
     # the infinite atoms (1 - prod (1 - m_i)^n, by log1p/expm1) err by (G + 4) u relative
-    r = max(r, (len(groups) + 4) * EPS)
+    r = max(r, (len(same) + 4) * EPS)
     return curve_from_atoms(np.concatenate([u, [np.inf, -np.inf]]),
                             np.concatenate([p, [0.0, p_ninf]]),
                             np.concatenate([q, [q_inf, 0.0]]), symmetric=sym,
