@@ -38,6 +38,8 @@ KNOWN_LOOSE = {
     (0.6364386919172349, 2.0905211176733276e-06, 795),  # 0.49151 vs 0.035933, delta 1e-11
     (0.8679013812904268, 2.586708563435352e-05, 32),  # 0.011089 vs 0.01073, delta 2.4e-10
     (1.6136957385303583, 0.00034797030051377024, 30),  # 0.0028291 vs 0.0028224, delta 1.7e-05
+    (1.629008294621755, 0.00020811973906970622, 93),  # 0.010715 vs 0.010646, delta 3.2e-12
+    (0.8820720461240077, 1.2292573995643878e-06, 241),  # 0.00079928 vs 0.00030148, delta 5.9e-10
 }
 
 
@@ -68,8 +70,8 @@ REGIMES = sorted({_regime(c) for c in USABLE})
 
 
 def test_grid_is_large_and_covers_small_p():
-    assert len(USABLE) >= 60
-    assert sum(c["p"] <= 3e-3 for c in USABLE) >= 20
+    assert len(USABLE) >= 150
+    assert sum(c["p"] <= 3e-3 for c in USABLE) >= 60
     assert min(c["delta"] for c in USABLE) < 1e-11
 
 
