@@ -57,7 +57,7 @@ class Accountant(_pa.PrivacyAccountant):
     >>> acc.supports(step), acc.supports(dpa.ZCDpEvent(1.0, 0.0))
     (True, False)
     >>> round(acc.compose(step, 1000).get_epsilon(1e-5), 4)
-    1.8291
+    1.8286
     """
 
     def __init__(self, neighboring_relation: Any = _pa.NeighboringRelation.ADD_OR_REMOVE_ONE,

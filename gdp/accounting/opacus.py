@@ -95,7 +95,7 @@ class Accountant:
     >>> acc.history, len(acc), acc.mechanism()
     ([(1.1, 0.00425531914893617, 3525)], 1, 'gdp-toolkit')
     >>> round(acc.get_epsilon(1e-5), 4)
-    1.1328
+    1.1323
     """
 
     def __init__(self, *, eps: float | None = None, delta: float | None = None,

@@ -304,7 +304,7 @@ def max_steps(*, sigma: float, p: float, tpr: float | None = None, fpr: float | 
     >>> import gdp
     >>> c = gdp.risk.max_steps(sigma=1.0, p=0.01, advantage=0.1)
     >>> c.steps, c.last_failing, c.achieved <= 0.1
-    (383, 384.0, True)
+    (384, 385.0, True)
     """
     s = check_real("sigma", sigma, lo=0.0, lo_open=True)
     tmax = check_int("steps_max", steps_max, lo=1)

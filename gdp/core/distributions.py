@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import as_real_array, check_int
-from .piecewise import PiecewiseLinear, _make_piecewise
+from .piecewise import _piecewise_from_pmfs
 from .tradeoff import Bracketed, TradeOff
 
 __all__ = ["from_distributions"]
@@ -73,33 +73,7 @@ def from_distributions(P: Any, Q: Any, *, n_grid: int = 20001,
                              f"{float(v.sum())!r}")
     p = p / p.sum()
     q = q / q.sum()
-    return _piecewise_from_atoms(p, q, name=name)
-
-
-def _piecewise_from_atoms(p: np.ndarray, q: np.ndarray, *, name: str) -> PiecewiseLinear:
-    """Neyman–Pearson curve of two pmfs: reject outcomes in decreasing order of q/p."""
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        loss = np.where(p > 0, np.log(q) - np.log(p), np.inf)
-    loss = np.where((p == 0) & (q == 0), -np.inf, loss)
-    order = np.argsort(-loss, kind="stable")
-    pa = np.concatenate([[0.0], np.cumsum(p[order])])
-    qb = np.concatenate([[0.0], np.cumsum(q[order])])
-    alpha = np.minimum(pa, 1.0)
-    beta = np.maximum(1.0 - qb, 0.0)
-    # the Q-tail sums qb are 1 - beta without cancellation (tiny deltas survive)
-    return _make_piecewise(alpha, beta, name=name, symmetric=_is_sym_pairs(p, q),
-                           one_minus_beta=np.minimum(qb, 1.0))
-
-
-def _is_sym_pairs(p: np.ndarray, q: np.ndarray) -> bool:
-    """True when (q, p) is a relabelling of (p, q), i.e. T(P,Q) = T(Q,P)."""
-    keep = (p > 0) | (q > 0)
-    a = sorted(zip(p[keep].tolist(), q[keep].tolist(), strict=True))
-    b = sorted(zip(q[keep].tolist(), p[keep].tolist(), strict=True))
-    return all(abs(x[0] - y[0]) <= 1e-15 and abs(x[1] - y[1]) <= 1e-15
-               for x, y in zip(a, b, strict=True))
+    return _piecewise_from_pmfs(p, q, name=name)
 
 
 def _cell_masses(D: Any, edges: np.ndarray) -> np.ndarray:
@@ -127,7 +101,7 @@ def _from_continuous(P: Any, Q: Any, *, n_grid: int, name: str) -> Bracketed:
     edges = np.concatenate([[-np.inf], xs, [np.inf]])
     pc = _cell_masses(P, edges)
     qc = _cell_masses(Q, edges)
-    upper = _piecewise_from_atoms(pc / pc.sum(), qc / qc.sum(), name=name)
+    upper = _piecewise_from_pmfs(pc / pc.sum(), qc / qc.sum(), name=name)
     # extreme likelihood ratios of each cell, from its finite ends and midpoint
     lo_e, hi_e = edges[:-1], edges[1:]
     both = np.isfinite(lo_e) & np.isfinite(hi_e)
@@ -158,5 +132,5 @@ def _from_continuous(P: Any, Q: Any, *, n_grid: int, name: str) -> Bracketed:
     q_hi = np.clip(np.where(np.isnan(q_hi), qc, q_hi), 0.0, qc)
     p2 = np.concatenate([p_hi, pc - p_hi])
     q2 = np.concatenate([q_hi, qc - q_hi])
-    lower = _piecewise_from_atoms(p2 / p2.sum(), q2 / q2.sum(), name=name)
+    lower = _piecewise_from_pmfs(p2 / p2.sum(), q2 / q2.sum(), name=name)
     return Bracketed(lower=lower, upper=upper, name=name)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import lower_convex_hull, upper_envelope
+from .._numerics import EPS, lower_convex_hull, upper_envelope
 from .._validation import as_probability_array, as_real_array
 from .tradeoff import TradeOff, _inv_label
 
@@ -88,7 +88,11 @@ class PiecewiseLinear(TradeOff):
 
     ``one_minus_beta`` optionally carries :math:`1-\beta_j` computed without cancellation
     (e.g. as Q-tail sums of atoms), so that tiny privacy-profile values :math:`\delta(\varepsilon)`
-    (far below ``1e-16``) survive; by default it is ``1 - beta``.
+    (far below ``1e-16``) survive; by default it is ``1 - beta``. ``pmfs`` optionally keeps
+    the two pmfs the curve was built from (:func:`gdp.from_distributions`): its atoms and its
+    inverse :math:`T(Q, P)` then come from them exactly (a reflected vertex
+    :math:`\alpha' = \beta = 1 - (1-\beta)` would lose tiny masses to cancellation, an
+    error the profile of the inverse multiplies by :math:`e^{\varepsilon}`).
     """
 
     alpha: np.ndarray
@@ -96,6 +100,7 @@ class PiecewiseLinear(TradeOff):
     name: str = "f"
     symmetric: bool = field(default=False, repr=False)
     one_minus_beta: np.ndarray | None = field(default=None, repr=False)
+    pmfs: Any = field(default=None, repr=False)
 
     def __post_init__(self):
         a = np.array(self.alpha, dtype=float)
@@ -118,6 +123,8 @@ class PiecewiseLinear(TradeOff):
         return np.interp(alpha, self.alpha, self.one_minus_beta)
 
     def _atoms(self):
+        if self.pmfs is not None:
+            return _pmf_atoms(*self.pmfs)
         da = np.diff(self.alpha)
         db = np.diff(self.one_minus_beta)
         keep = (da > 0) | (db > 0)
@@ -145,7 +152,11 @@ class PiecewiseLinear(TradeOff):
 
     def _hockey(self, eps):
         # the concave function 1 - e^eps x - f(x) peaks at the vertex where the slope of f
-        # crosses -e^eps: after the segments whose loss log(dbeta/dalpha) exceeds eps
+        # crosses -e^eps: after the segments whose loss log(dbeta/dalpha) exceeds eps.
+        # With u the unit roundoff, fl(omb_j - fl(e^eps) a_j) errs by at most 3u s a_j (exp
+        # within 2u, the product u) and 2u omb_j (the difference; omb = 1 - beta if given
+        # so); vertices summed from n pmf masses add _pmf_sum_err(n) of each term. The bound
+        # is added, so the value is never below the exact profile where the terms cancel
         eps = np.asarray(eps, dtype=float).reshape(-1)
         a, omb = self.alpha, self.one_minus_beta
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -155,13 +166,15 @@ class PiecewiseLinear(TradeOff):
         loss = np.minimum.accumulate(loss)
         k = np.searchsorted(-loss, -eps, side="left")  # number of segments with loss > eps
         best = np.full(eps.shape, -np.inf)
+        rho = _pmf_sum_err(self.pmfs[0].size) if self.pmfs is not None else 0.0
         with np.errstate(over="ignore", invalid="ignore"):
             s = np.exp(eps)
             for off in (-1, 0, 1):
                 j = np.clip(k + off, 0, a.size - 1)
-                v = omb[j] - np.where(a[j] > 0, s * a[j], 0.0)
+                sa = np.where(a[j] > 0, s * a[j], 0.0)
+                v = omb[j] - sa + (0.5 * EPS) * (3.0 * sa + 2.0 * omb[j]) + rho * (sa + omb[j])
                 best = np.maximum(best, np.where(np.isnan(v), -np.inf, v))
-        return np.where(np.isposinf(eps), omb[0], best)
+        return np.minimum(np.where(np.isposinf(eps), omb[0], best), 1.0)
 
     def _vertices(self):
         return np.asarray(self.alpha)
@@ -181,14 +194,16 @@ class PiecewiseLinear(TradeOff):
         return tail[np.searchsorted(loss, np.asarray(t, dtype=float), side="right")]
 
     def _inverse(self):
-        # f^{-1}: reflect the graph in the diagonal (swap the roles of P and Q)
+        # f^{-1}: T(Q, P) exactly from the pmfs, else reflect the graph in the diagonal
+        if self.pmfs is not None:
+            return _piecewise_from_pmfs(self.pmfs[1], self.pmfs[0], name=_inv_label(self.name))
         a = np.concatenate([[0.0], self.beta[::-1]])
         b = np.concatenate([[1.0], self.alpha[::-1]])
         return _make_piecewise(a, b, name=_inv_label(self.name))
 
 
 def _make_piecewise(alpha, beta, *, name: str, symmetric: bool = False,
-                    one_minus_beta: Any = None) -> PiecewiseLinear:
+                    one_minus_beta: Any = None, pmfs: Any = None) -> PiecewiseLinear:
     """Normalise vertex lists: sorted, one (lowest) beta per alpha, endpoints present,
     replaced by the largest convex minorant (a no-op on convex input). ``one_minus_beta``
     (optional, same length) is carried along with ``beta``."""
@@ -218,7 +233,63 @@ def _make_piecewise(alpha, beta, *, name: str, symmetric: bool = False,
     # more precise of the two (1 - beta keeps tiny Q tails that beta rounds away)
     keep = lower_convex_hull(a, b if one_minus_beta is None else -omb)
     return PiecewiseLinear(alpha=a[keep], beta=b[keep], name=name, symmetric=symmetric,
-                           one_minus_beta=omb[keep])
+                           one_minus_beta=omb[keep], pmfs=pmfs)
+
+
+def _pmf_sum_err(n: int) -> float:
+    """Relative error bound of a vertex of :func:`_piecewise_from_pmfs` (n masses)."""
+    return 0.5 * EPS + n * float(np.finfo(np.longdouble).eps)
+
+
+def _pmf_atoms(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Privacy-loss atoms ``(log(q/p), p, q)`` of two pmfs (``+inf`` where p = 0)."""
+    keep = (p > 0) | (q > 0)
+    p, q = p[keep], q[keep]
+    with np.errstate(divide="ignore"):
+        loss = np.where(p > 0, np.log(q) - np.log(p), np.inf)
+    return loss, p.copy(), q.copy()
+
+
+def _piecewise_from_pmfs(p: np.ndarray, q: np.ndarray, *, name: str) -> PiecewiseLinear:
+    r"""Neyman–Pearson curve :math:`T(P, Q)` of two pmfs: outcomes rejected in decreasing
+    order of q/p.
+
+    :math:`\alpha_j` and :math:`1-\beta_j` are cumulative sums from the top and
+    :math:`\beta_j` cumulative sums of the remaining Q-masses from the bottom, so no vertex
+    value suffers cancellation. The sums run in ``numpy.longdouble`` (unit roundoff
+    :math:`u_\ell`; 80-bit on x86, else double) and are rounded once to double, so each is
+    within :math:`u/2 + (n-1)u_\ell` relative of the exact sum of the n masses
+    (:func:`_pmf_sum_err`). The pmfs are kept, so the atoms and the inverse
+    :math:`T(Q, P)` are exact.
+    """
+    p = np.array(p, dtype=float)
+    q = np.array(q, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loss = np.where(p > 0, np.log(q) - np.log(p), np.inf)
+    loss = np.where((p == 0) & (q == 0), -np.inf, loss)
+    order = np.argsort(-loss, kind="stable")
+    ld = np.longdouble  # sums in extended precision where the platform has it
+
+    def csum(x: np.ndarray) -> np.ndarray:
+        return np.cumsum(x.astype(ld)).astype(float)
+
+    pa = np.concatenate([[0.0], csum(p[order])])
+    qb = np.concatenate([[0.0], csum(q[order])])
+    qlow = np.concatenate([csum(q[order][::-1])[::-1], [0.0]])
+    p.setflags(write=False)
+    q.setflags(write=False)
+    return _make_piecewise(np.minimum(pa, 1.0), np.minimum(qlow, 1.0), name=name,
+                           symmetric=_is_sym_pairs(p, q), one_minus_beta=np.minimum(qb, 1.0),
+                           pmfs=(p, q))
+
+
+def _is_sym_pairs(p: np.ndarray, q: np.ndarray) -> bool:
+    """True when (q, p) is a relabelling of (p, q), i.e. T(P,Q) = T(Q,P)."""
+    keep = (p > 0) | (q > 0)
+    a = sorted(zip(p[keep].tolist(), q[keep].tolist(), strict=True))
+    b = sorted(zip(q[keep].tolist(), p[keep].tolist(), strict=True))
+    return all(abs(x[0] - y[0]) <= 1e-15 and abs(x[1] - y[1]) <= 1e-15
+               for x, y in zip(a, b, strict=True))
 
 
 def from_curve(alpha: Any, beta: Any, *, repair: bool = False,

@@ -64,6 +64,8 @@ class LossCurve(PiecewiseLinear):
     tseg: Any = field(default=None, repr=False)
     optimistic: bool = field(default=False, repr=False)
     lalpha: Any = field(default=None, repr=False)
+    atoms: Any = field(default=None, repr=False)
+    rerr: float = field(default=0.0, repr=False)
 
     def __post_init__(self):
         PiecewiseLinear.__post_init__(self)
@@ -88,8 +90,9 @@ class LossCurve(PiecewiseLinear):
 
     def _margins(self) -> tuple[np.ndarray, np.ndarray]:
         """(A_j, log B_j) = (1 - beta_j, log alpha_j) widened by the cumulative-sum error
-        (log alpha is kept separately: alpha underflows for losses beyond ~745)."""
-        rho = (np.arange(self.alpha.size) + 8.0) * EPS
+        and the relative error ``rerr`` of the atoms (log alpha is kept separately: alpha
+        underflows for losses beyond ~745)."""
+        rho = (np.arange(self.alpha.size) + 8.0) * EPS + self.rerr
         if self.optimistic:
             return self.omb * (1.0 - rho), self.lalpha + np.log1p(rho)
         return self.omb * (1.0 + rho), self.lalpha + np.log1p(-rho)
@@ -146,6 +149,8 @@ class LossCurve(PiecewiseLinear):
         return np.minimum(self.omb[self._active(t)], 1.0)
 
     def _atoms(self):
+        if self.atoms is not None:
+            return tuple(np.array(x) for x in self.atoms)
         p = np.diff(self.alpha)
         q = np.diff(self.omb)
         u = np.array(self.tseg, dtype=float)
@@ -165,18 +170,30 @@ class LossCurve(PiecewiseLinear):
         return u, p, q
 
     def _inverse(self):
+        name = _inv_label(self.name)
+        if self.atoms is not None:  # T(Q, P) from the atoms: no cancellation anywhere
+            u, p, q = self.atoms
+            return curve_from_atoms(-u, q, p, name=name, symmetric=self.symmetric,
+                                    optimistic=self.optimistic, rerr=self.rerr)
         # reflect the graph in the diagonal: vertex (alpha, beta) -> (beta, alpha), segment
-        # slope -e^t -> -e^{-t}; the jump at 0 and a flat zero tail trade places
-        beta = 1.0 - self.omb
+        # slope -e^t -> -e^{-t}; the jump at 0 and a flat zero tail trade places. Only
+        # 1 - beta is stored: beta = 1 - (1 - beta) is rounded towards the safe side by the
+        # error of 1 - beta (relative rho_j, as in _margins) plus one rounding of the
+        # difference, and 1 - alpha likewise, so the reflected curve stays on its side
+        rho = (np.arange(self.alpha.size) + 8.0) * EPS + self.rerr
+        sgn = 1.0 if self.optimistic else -1.0
+        omb = np.minimum(self.omb, 1.0)
+        beta = np.clip((1.0 - omb * (1.0 - sgn * rho)) * (1.0 + sgn * EPS), 0.0, 1.0)
+        opa = np.clip((1.0 - self.alpha * (1.0 + sgn * rho)) * (1.0 - sgn * EPS), 0.0, 1.0)
         with np.errstate(divide="ignore"):
-            lb = np.log1p(-np.minimum(self.omb, 1.0))
-        a2, o2, l2 = beta[::-1], 1.0 - self.alpha[::-1], lb[::-1]
+            lb = np.log(beta)
+        a2, o2, l2 = beta[::-1], opa[::-1], lb[::-1]
         t2 = -self.tseg[::-1]
         z = int(np.flatnonzero(np.isneginf(l2) | (a2 <= 0.0))[-1])  # last vertex at 0
         a2, o2, l2, t2 = a2[z:], o2[z:], l2[z:], t2[z:]
         a2 = np.where(np.isneginf(l2), 0.0, a2)
-        return _finish(a2, o2, t2, name=_inv_label(self.name), symmetric=self.symmetric,
-                       optimistic=self.optimistic, lalpha=l2)
+        return _finish(a2, o2, t2, name=name, symmetric=self.symmetric,
+                       optimistic=self.optimistic, lalpha=l2, rerr=self.rerr + 2 * EPS)
 
 
 def _inv_label(name: str) -> str:
@@ -187,13 +204,15 @@ def _inv_label(name: str) -> str:
 
 def _finish(alpha: np.ndarray, omb: np.ndarray, tseg: np.ndarray, *, name: str,
             symmetric: bool = False, optimistic: bool = False,
-            lalpha: np.ndarray | None = None) -> LossCurve:
+            lalpha: np.ndarray | None = None, atoms: tuple | None = None,
+            rerr: float = 0.0) -> LossCurve:
     """Normalise a convex vertex chain into a LossCurve on [0, 1] x [0, 1].
 
     Drops empty segments, cuts the chain where β reaches 0 (or α reaches 1) and closes it
     at (1, 0); a chain ending above β = 0 is closed by the tangent to (1, 0), which keeps
     it convex (largest convex minorant of the chain and that point). ``lalpha`` gives
-    log α when α underflows.
+    log α when α underflows; ``atoms`` (exact atoms of the curve, when known) and ``rerr``
+    (their relative error) are stored.
     """
     alpha = np.asarray(alpha, dtype=float)
     omb = np.asarray(omb, dtype=float)
@@ -208,7 +227,8 @@ def _finish(alpha: np.ndarray, omb: np.ndarray, tseg: np.ndarray, *, name: str,
     if omb[0] >= 1.0:  # the zero curve
         return LossCurve(alpha=np.array([0.0, 1.0]), beta=np.array([0.0, 0.0]), name=name,
                          symmetric=symmetric, omb=np.array([1.0, 1.0]),
-                         tseg=np.array([-np.inf]), optimistic=optimistic)
+                         tseg=np.array([-np.inf]), optimistic=optimistic, atoms=atoms,
+                         rerr=rerr)
     # first vertex beyond the box (beta < 0 or alpha > 1)
     out = np.flatnonzero((omb >= 1.0) | (alpha > 1.0))
     if out.size:
@@ -250,7 +270,7 @@ def _finish(alpha: np.ndarray, omb: np.ndarray, tseg: np.ndarray, *, name: str,
     tseg = np.minimum.accumulate(tseg)  # convexity against rounding
     omb = np.clip(np.maximum.accumulate(omb), 0.0, 1.0)
     return LossCurve(alpha=alpha, beta=1.0 - omb, name=name, symmetric=symmetric, omb=omb,
-                     tseg=tseg, optimistic=optimistic, lalpha=la)
+                     tseg=tseg, optimistic=optimistic, lalpha=la, atoms=atoms, rerr=rerr)
 
 
 def _log_slope(o0: float, o1: float, a0: float, a1: float) -> float:
@@ -263,7 +283,7 @@ def _log_slope(o0: float, o1: float, a0: float, a1: float) -> float:
 
 
 def curve_from_atoms(loss: Any, p: Any, q: Any, *, name: str = "f", symmetric: bool = False,
-                     optimistic: bool = False) -> LossCurve:
+                     optimistic: bool = False, rerr: float = 0.0) -> LossCurve:
     r"""The exact Neyman–Pearson curve of a discrete pair given by its privacy-loss atoms.
 
     Parameters
@@ -271,6 +291,15 @@ def curve_from_atoms(loss: Any, p: Any, q: Any, *, name: str = "f", symmetric: b
     loss, p, q : array_like
         Atom losses :math:`\log(q_i/p_i)` (``±inf`` allowed) with their P- and Q-masses.
         Tests reject in decreasing order of the loss (DRS Sec. 2; MATH.md §1).
+    rerr : float
+        A bound on the relative error of the given masses (and, as its effect on the
+        profile, of the losses), added to the summation margin of the profile.
+
+    Notes
+    -----
+    The atoms are kept: the curve's law and its inverse :math:`T(Q, P)` (the same atoms with
+    P and Q swapped and the losses negated) are exact, with no
+    :math:`\beta = 1 - (1 - \beta)` cancellation.
 
     Examples
     --------
@@ -279,17 +308,24 @@ def curve_from_atoms(loss: Any, p: Any, q: Any, *, name: str = "f", symmetric: b
     >>> f(0.3)
     0.7
     """
-    u = np.asarray(loss, dtype=float).reshape(-1)
-    p = np.asarray(p, dtype=float).reshape(-1)
-    q = np.asarray(q, dtype=float).reshape(-1)
-    inf_q = float(q[np.isposinf(u) | ((p == 0) & (q > 0))].sum())
-    fin = np.isfinite(u) & (p > 0) & (q > 0)
+    u = np.array(loss, dtype=float).reshape(-1)
+    p = np.array(p, dtype=float).reshape(-1)
+    q = np.array(q, dtype=float).reshape(-1)
+    keep = (p > 0) | (q > 0)
+    u, p, q = u[keep], p[keep], q[keep]
+    u = np.where(p == 0, np.inf, np.where(q == 0, -np.inf, u))
+    atoms = (u, p, q)
+    for x in atoms:
+        x.setflags(write=False)
+    inf_q = float(q[np.isposinf(u)].sum())
+    fin = np.isfinite(u)
     u, p, q = u[fin], p[fin], q[fin]
     order = np.argsort(-u, kind="stable")
     u, p, q = u[order], p[order], q[order]
     alpha = np.concatenate([[0.0], np.cumsum(p)])
     omb = np.concatenate([[inf_q], inf_q + np.cumsum(q)])
-    return _finish(alpha, omb, u, name=name, symmetric=symmetric, optimistic=optimistic)
+    return _finish(alpha, omb, u, name=name, symmetric=symmetric, optimistic=optimistic,
+                   atoms=atoms, rerr=float(rerr))
 
 
 def _log_diff(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
@@ -361,7 +397,8 @@ def hull_min_curves(c1: LossCurve, c2: LossCurve, *, name: str = "f",
         bridge = np.log(np.diff(o)) - _log_diff(la[:-1], la[1:])
     ts = np.where(same, t_own, np.where(np.isnan(bridge), -np.inf, bridge))
     return _finish(np.exp(la), o, ts, name=name, symmetric=symmetric,
-                   optimistic=c1.optimistic and c2.optimistic, lalpha=la)
+                   optimistic=c1.optimistic and c2.optimistic, lalpha=la,
+                   rerr=_combined_rerr(c1, c2))
 
 
 def max_curves(c1: LossCurve, c2: LossCurve, *, name: str | None = None,
@@ -389,4 +426,12 @@ def max_curves(c1: LossCurve, c2: LossCurve, *, name: str | None = None,
     ts = np.where(m1 <= m2, s1, s2)
     nm = name if name is not None else "{" + c1.name + "}^{S}"
     return _finish(np.exp(g), o, ts, name=nm, symmetric=symmetric,
-                   optimistic=c1.optimistic and c2.optimistic, lalpha=g)
+                   optimistic=c1.optimistic and c2.optimistic, lalpha=g,
+                   rerr=_combined_rerr(c1, c2))
+
+
+def _combined_rerr(c1: LossCurve, c2: LossCurve) -> float:
+    """Relative error of vertices taken from ``c1`` and ``c2`` (their summation margins at
+    any index, their atoms' errors, and one interpolation), as ``rerr`` of the result."""
+    n = max(c1.alpha.size, c2.alpha.size) + 8
+    return max(c1.rerr, c2.rerr) + (n + 4) * EPS

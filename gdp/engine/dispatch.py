@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import EPS
 from .._validation import check_int
 from ..core.piecewise import Identity
 from ..core.tradeoff import Bracketed, TradeOff, register_engine
@@ -60,8 +61,12 @@ _ATOM_CAP = 200_000
 
 
 def _sparse_conv(a: tuple, b: tuple) -> tuple | None:
-    ua, pa, qa = a
-    ub, pb, qb = b
+    """Atoms of the product law and a bound on their relative error: the factors' errors,
+    one product, the sums of at most min(#a, #b) products per atom, and the rounding of the
+    summed losses (an error Δ in a loss changes the profile by at most 2Δ relative, so
+    2 u |loss| is charged as mass error)."""
+    ua, pa, qa, ra = a
+    ub, pb, qb, rb = b
     if ua.size * ub.size > 4_000_000:
         return None
     u = (ua[:, None] + ub[None, :]).ravel()
@@ -70,23 +75,36 @@ def _sparse_conv(a: tuple, b: tuple) -> tuple | None:
     uu, inv = np.unique(u, return_inverse=True)
     if uu.size > _ATOM_CAP:
         return None
-    return uu, np.bincount(inv, weights=p), np.bincount(inv, weights=q)
+    big = float(np.max(np.abs(uu), initial=0.0))
+    r = ra + rb + (min(ua.size, ub.size) + 2) * EPS + 2 * EPS * big
+    return uu, np.bincount(inv, weights=p), np.bincount(inv, weights=q), r
 
 
 def _atomic_compose(groups: list[tuple[TradeOff, int]]) -> LossCurve | None:
     """Exact composition of atomic laws, or None when the support grows too large."""
-    acc = (np.zeros(1), np.ones(1), np.ones(1))
+    acc = (np.zeros(1), np.ones(1), np.ones(1), 0.0)
     q_inf_log = 0.0  # log of the surviving (finite) Q-mass factor
     p_ninf_log = 0.0
+    # factors with the same atoms are one power (the same computation, hence the same
+    # answer and error bound, however the list was written)
+    same: dict[tuple, list] = {}
     for f, n in groups:
         at = f._atoms()
         if at is None:
             return None
-        u, p, q = (np.asarray(x, dtype=float) for x in at)
+        arrs = tuple(np.asarray(x, dtype=float) for x in at)
+        k = tuple(a.tobytes() for a in arrs)
+        if k in same:
+            same[k][1] += n
+        else:
+            same[k] = [arrs, n]
+    for (u, p, q), n in same.values():
         qi = float(q[np.isposinf(u)].sum())
         pn = float(p[np.isneginf(u)].sum())
         fin = np.isfinite(u) & ((p > 0) | (q > 0))
-        base = (u[fin], p[fin], q[fin])
+        # given atoms are exact; log(q/p) of a pmf pair errs by a few u |loss|
+        base = (u[fin], p[fin], q[fin], 4 * EPS * (1.0 + float(np.max(np.abs(u[fin]),
+                                                                   initial=0.0))))
         with np.errstate(divide="ignore"):
             q_inf_log += n * math.log1p(-qi) if qi < 1 else -np.inf
             p_ninf_log += n * math.log1p(-pn) if pn < 1 else -np.inf
@@ -101,12 +119,16 @@ def _atomic_compose(groups: list[tuple[TradeOff, int]]) -> LossCurve | None:
                 base = _sparse_conv(base, base)
                 if base is None:
                     return None
-    u, p, q = acc
+    u, p, q, r = acc
     q_inf = -math.expm1(q_inf_log) if np.isfinite(q_inf_log) else 1.0
+    p_ninf = -math.expm1(p_ninf_log) if np.isfinite(p_ninf_log) else 1.0
     sym = all(f.is_symmetric for f, _ in groups)
-    return curve_from_atoms(np.concatenate([u, [np.inf]]), np.concatenate([p, [0.0]]),
-                            np.concatenate([q, [q_inf]]), symmetric=sym,
-                            name=_name(groups))
+    # the infinite atoms (1 - prod (1 - m_i)^n, by log1p/expm1) err by (G + 4) u relative
+    r = max(r, (len(same) + 4) * EPS)
+    return curve_from_atoms(np.concatenate([u, [np.inf, -np.inf]]),
+                            np.concatenate([p, [0.0, p_ninf]]),
+                            np.concatenate([q, [q_inf, 0.0]]), symmetric=sym,
+                            name=_name(groups), rerr=r)
 
 
 # ---------------------------------------------------------------------------
@@ -133,8 +155,11 @@ def _is_zero(f: TradeOff) -> bool:
     return v <= 0.0
 
 
-def _compose_groups(groups: list[tuple[TradeOff, int]], acc_kw: dict[str, Any]) -> TradeOff:
-    acc = accuracy(**acc_kw)
+def _normalised(groups: list[tuple[TradeOff, int]]
+                ) -> TradeOff | tuple[list[tuple[TradeOff, int]], float, bool]:
+    """Split off the δ parts, drop perfect-privacy factors, merge equal factors and all
+    Gaussians (into one): ``(rest, delta, all_gauss)``, or the answer when it is trivial
+    (a zero factor)."""
     log_keep = 0.0  # log(1 - delta) of the split-off delta part
     merged: dict[Any, list] = {}
     gauss = 0.0
@@ -160,15 +185,23 @@ def _compose_groups(groups: list[tuple[TradeOff, int]], acc_kw: dict[str, Any]) 
             merged[k][1] += n
         else:
             merged[k] = [f, n]
-    delta = -math.expm1(log_keep) if math.isfinite(log_keep) else 1.0
+    # 1 - prod (1 - delta_i)^n_i by log1p/expm1 (a few u per factor), rounded up
+    delta = min(1.0, -math.expm1(log_keep) * (1.0 + (len(groups) + 4) * EPS)) \
+        if math.isfinite(log_keep) else 1.0
     if delta >= 1.0:
         return EpsDelta(eps=0.0, delta_=1.0)
     rest = [(f, n) for f, n in merged.values()]
     if gauss > 0:
-        g = Gaussian(mu=math.sqrt(gauss))
-        if not rest:
-            return _with_delta(g, delta)
-        rest.append((g, 1))
+        rest.append((Gaussian(mu=math.sqrt(gauss)), 1))
+    return rest, delta, all_gauss
+
+
+def _compose_groups(groups: list[tuple[TradeOff, int]], acc_kw: dict[str, Any]) -> TradeOff:
+    acc = accuracy(**acc_kw)
+    norm = _normalised(groups)
+    if isinstance(norm, TradeOff):
+        return norm
+    rest, delta, all_gauss = norm
     if not rest:
         return _with_delta(Gaussian(mu=0.0) if all_gauss else Identity(), delta)
     if len(rest) == 1 and rest[0][1] == 1:
@@ -222,7 +255,7 @@ def compose(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
     >>> import gdp
     >>> gdp.compose(gdp.G_mu(1.0), gdp.G_mu(2.0))
     Gaussian(mu=2.23606797749979)
-    >>> gdp.compose(gdp.f_eps_delta(1.0, 0.01), gdp.f_eps_delta(0.0, 0.02)).delta_
+    >>> round(gdp.compose(gdp.f_eps_delta(1.0, 0.01), gdp.f_eps_delta(0.0, 0.02)).delta_, 15)
     0.0298
     >>> h = gdp.compose(gdp.G_mu(1.0), gdp.laplace(1.0))
     >>> lo, hi = h.epsilon_bounds(1e-6)
@@ -293,7 +326,14 @@ def compose_two_orders(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
         return compose(*fs, **accuracy_kw)
     acc = accuracy(**accuracy_kw)
     pairs = _grouped(fs)
-    return _two_orders(pairs, acc, name=_name(pairs))
+    norm = _normalised(pairs)  # the same exact reductions as compose
+    if isinstance(norm, TradeOff):
+        return norm
+    rest, delta, _ = norm
+    if all(f.is_symmetric for f, _ in rest):
+        extra = [(EpsDelta(eps=0.0, delta_=delta), 1)] if delta > 0 else []
+        return _compose_groups(rest + extra, accuracy_kw)
+    return _with_delta(_two_orders(rest, acc, name=_name(pairs)), delta)
 
 
 register_engine(compose=compose, compose_power=compose_power)

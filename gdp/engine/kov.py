@@ -140,12 +140,16 @@ def kov_delta(eps0: float, delta0: float, k: int, eps: Any) -> Any:
     """
     e0, d0, kk = _kov_args(eps0, delta0, k)
     e = as_real_array("eps", eps, lo=0.0, finite=False)
-    tab = _KovTable.build(e0, kk)
-    flat = e.reshape(-1)
-    ld = tab.log_delta_rr(flat)
-    base = _kov_base(d0, kk)
-    out = np.minimum(1.0, base + (1.0 - base) * (np.exp(ld) * (1.0 + tab.margin)))
+    out = _kov_profile(e0, kk, _kov_base(d0, kk), e.reshape(-1))
     return float_or_array(out.reshape(e.shape))
+
+
+def _kov_profile(e0: float, kk: int, base: float, eps: np.ndarray) -> np.ndarray:
+    r""":math:`b + (1-b)\,\delta_{rr}(\varepsilon)` for a split-off δ ``base`` = b (already
+    rounded up), with δ_rr rounded up by the table's margin."""
+    tab = _KovTable.build(e0, kk)
+    ld = tab.log_delta_rr(np.asarray(eps, dtype=float))
+    return np.minimum(1.0, base + (1.0 - base) * (np.exp(ld) * (1.0 + tab.margin)))
 
 
 def kov_epsilon(eps0: float, delta0: float, k: int, delta: Any) -> Any:
@@ -174,9 +178,13 @@ def kov_epsilon(eps0: float, delta0: float, k: int, delta: Any) -> Any:
     """
     e0, d0, kk = _kov_args(eps0, delta0, k)
     d = as_probability_array("delta", delta)
-    flat = d.reshape(-1)
+    out = _kov_inverse(e0, kk, _kov_base(d0, kk), d.reshape(-1))
+    return float_or_array(out.reshape(d.shape))
+
+
+def _kov_inverse(e0: float, kk: int, base: float, flat: np.ndarray) -> np.ndarray:
+    """Smallest ε ≥ 0 with :func:`_kov_profile` ≤ δ (see :func:`kov_epsilon`)."""
     tab = _KovTable.build(e0, kk)
-    base = _kov_base(d0, kk)
     # need base + (1 - base) dh (1 + margin) <= delta; (1 - 4u) absorbs the rounding of
     # that expression in kov_delta
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -212,4 +220,4 @@ def kov_epsilon(eps0: float, delta0: float, k: int, delta: Any) -> Any:
             root = np.where(bad, root + step, root)
             step = np.where(bad, step * 2.0, step)
         out[todo] = root
-    return float_or_array(np.maximum(out, 0.0).reshape(d.shape))
+    return np.maximum(out, 0.0)

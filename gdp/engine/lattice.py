@@ -1,14 +1,38 @@
-r"""Discretisation of a privacy-loss law onto the lattice :math:`t_k = kh`, on both sides.
+r"""Discretisation of a privacy-loss law onto the lattice :math:`t_k = kh + o`, on both sides.
 
 * :func:`_disc_pess`: connect-the-dots (Doroshenko et al., PETS 2022): the masses of each cell
   are split between its two end points preserving both P and Q, a pair of which the true pair
-  is a garbling, hence a lower curve (the sound side); truncated tails are spread to
-  :math:`\pm\infty` and nothing is dropped.
-* :func:`_disc_opt`: a garbling of the true pair (losses of a half-cell merged, the imbalance
-  removed by lending slivers between neighbouring atoms, :func:`_balance`), hence an upper
-  curve (the optimistic side).
-* :func:`_disc_envelope` / :func:`_chord_law`: the same two sides for a factor known only by
-  its hooks, from supporting lines and from chords of the curve.
+  is a garbling (the sound side); truncated tails are spread to :math:`\pm\infty`, nothing is
+  dropped.
+* :func:`_disc_opt`: a lattice law whose one-order profile lies below the true one at every
+  ε (hence a garbling of the true pair), derived from the connect-the-dots law by lowering
+  its profile by the provable chord gap (:func:`_opt_from_pess`; the other side).
+* :func:`_sampled_laws`: atomic laws of a lower and an upper piecewise-linear bound of a
+  curve known only by its values (a user's callable).
+
+Both orders from one discretisation
+-----------------------------------
+A lattice pair :math:`(P', Q')` is stored by its Q-masses :math:`q_k` (the P-masses are
+:math:`q_k e^{-t_k}`), the Q-mass at :math:`+\infty` and the P-mass at :math:`-\infty`. If
+the true pair is a garbling of the lattice pair then the swapped true pair :math:`(Q, P)`
+(the law of :math:`f^{-1}`) is the same garbling of the swapped lattice pair, so the mirror
+image (losses :math:`-t_k`, Q-masses :math:`q_k e^{-t_k}`, :math:`+\infty` mass = the
+:math:`-\infty` P-mass) is a sound lattice law of :math:`f^{-1}`; on the other side, garbling
+and the removal of whole atoms (both masses) lower both orders' profiles alike. Both
+constructions keep to those operations, so one discretisation serves both orders.
+
+Floating point
+--------------
+Every cell's masses carry error bounds :math:`(E_P, E_Q)` and the excess
+:math:`X = Q - e^{r}P` that positions a split its bound :math:`E_X`. Writing the computed cell
+as the exact one with P scaled by :math:`1+a` and Q by :math:`1+b` (:math:`|a| \le r_P =
+E_P/P + E_X/(e^{r}P)`, :math:`|b| \le r_Q = E_Q/Q`), the proportional part is an entrywise
+relative error of the lattice masses and the rest changes one mass at fixed other, i.e. moves
+the implied loss: for either order at most :math:`\max(r_P, r_Q)` relative and a loss shift of
+at most :math:`-\log(1 - r_P - r_Q)` in either direction (``rel`` and ``shift`` of
+:class:`_Lat`, both orders covered). Cells whose relative error is poor (tiny masses in the far
+tails) are charged instead by absolute bounds on the entries they feed (``eidx``/``eabs``),
+as many as fit in a small mass budget.
 
 Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.engine.curves`, :mod:`gdp.engine.laws`.
 """
@@ -16,419 +40,601 @@ Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.engine.curves`, :mod:`gdp.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._numerics import EPS, lower_convex_hull
 from ..core.tradeoff import TradeOff
-from .curves import LossCurve, curve_from_atoms
-from .laws import AtomicLaw, GenericLaw, Law
+from .laws import AtomicLaw, Law
 
 __all__ = []
 
+_BUDGET = 1e-19  # mass whose cells may be charged by absolute rather than relative bounds
+
+
 # ---------------------------------------------------------------------------
-# discretisation onto the lattice t_k = k h
+# a discretised law
 # ---------------------------------------------------------------------------
 @dataclass(slots=True)
 class _Lat:
-    """A discretised law: Q-masses at lattice indices k0 .. k0+len-1, the +inf mass, and
-    error bounds (relative per entry, and absolute for the rest)."""
+    """A lattice law: Q-masses ``q`` at losses ``(k0 + i) h + off``, the Q-mass at
+    :math:`+\\infty` and the P-mass at :math:`-\\infty`, with its allowances (module
+    docstring): entrywise relative error ``rel``, absolute bounds ``eabs`` on the entries
+    ``eidx``, a two-sided loss shift ``shift``."""
 
     k0: int
     q: np.ndarray
     q_inf: float
+    p_ninf: float = 0.0
     rel: float = 0.0
-    abs: float = 0.0
-    off: float = 0.0    # lattice offset: entry i sits at loss (k0 + i) h + off
-    shift: float = 0.0  # loss-shift allowance (relative P-mass error, see _disc_pess)
+    eidx: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    eabs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    off: float = 0.0
+    shift: float = 0.0
+    atomic: bool = False  # had atoms off the lattice (the other side is first order there)
+    gap: np.ndarray | None = None  # per interval: the chord-gap bound (connect-the-dots)
+    q_low: float = 0.0    # Q-mass of the lower tail sitting on the lowest point
 
 
-def _split_errors(q: np.ndarray, err: np.ndarray, budget: float = 1e-19) -> tuple[float, float]:
-    """Split per-entry error bounds into a relative bound (for most entries) and an
-    absolute one: the entries with the worst relative error go to the absolute part, as
-    many as fit in ``budget`` (plus those with no mass)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(q > 0, err / q, np.inf)
-    order = np.argsort(-r, kind="stable")
-    cum = np.cumsum(err[order])
-    m = int(np.searchsorted(cum, budget, side="right"))
-    m = max(m, int(np.sum(~np.isfinite(r))))
-    rest = order[m:]
-    rel = float(np.max(r[rest])) if rest.size else 0.0
-    return rel, float(cum[m - 1]) if m > 0 else 0.0
+def _charge(mass: np.ndarray, r: np.ndarray, budget: float = _BUDGET
+            ) -> tuple[float, np.ndarray]:
+    """Split per-cell relative error bounds ``r`` (of cells of mass ``mass``) into a bound
+    for most cells and a set of cells charged in full instead: the cells with the worst
+    relative error, as many as fit in ``budget`` (plus those with no finite bound). Returns
+    (the largest relative error of the rest, a boolean mask of the charged cells)."""
+    r = np.where(mass > 0, r, 0.0)
+    bad = ~np.isfinite(r)
+    r = np.where(bad, 0.0, r)
+    charged = bad.copy()
+    cand = np.flatnonzero(r > 1e-12)  # only poor bounds are worth charging in full
+    if cand.size:
+        order = cand[np.argsort(-r[cand], kind="stable")]
+        cum = np.cumsum(mass[order])
+        m = int(np.searchsorted(cum, budget, side="right"))
+        charged[order[:m]] = True
+    rest = np.where(charged, 0.0, r)
+    return (float(np.max(rest)) if rest.size else 0.0), charged
 
 
-def _split_shift(mass: np.ndarray, rp: np.ndarray, budget: float = 1e-19
-                 ) -> tuple[float, float]:
-    """Loss-shift allowance: the largest relative P-error ``rp`` of the cells, except that
-    the cells with the worst ones may instead be charged in full (their mass) as an
-    absolute error, as many as fit in ``budget``. Returns (shift, absolute)."""
-    rp = np.where(mass > 0, rp, 0.0)
-    order = np.argsort(-rp, kind="stable")
-    cum = np.cumsum(mass[order])
-    m = int(np.searchsorted(cum, budget, side="right"))
-    rest = order[m:]
-    shift = float(np.max(rp[rest])) if rest.size else 0.0
-    return math.log1p(min(shift, 1.0)), float(cum[m - 1]) if m > 0 else 0.0
+def _shift_of(r: float) -> float:
+    """Two-sided loss shift covering relative errors up to ``r`` of one mass."""
+    return -math.log1p(-min(r, 0.5))
 
 
+# ---------------------------------------------------------------------------
+# pessimistic: connect-the-dots
+# ---------------------------------------------------------------------------
 def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     """Connect-the-dots: each cell's masses split between its end points."""
-    if isinstance(law, GenericLaw):
-        return _disc_envelope(law.f, h, ka, kb)
     n = kb - ka + 1
     t = np.arange(ka, kb + 1, dtype=float) * h + off
     edges = np.concatenate([[-np.inf], t, [np.inf]])
-    refs = np.concatenate([[0.0], t, [0.0]])[:-1]   # left end of each cell
+    refs = np.concatenate([[t[0]], t])     # cell 0: its upper end; cell i: its lower end
     P, Q, EP, EQ, X, EX = law.excess(edges, refs)
-    # Float errors of a cell's masses (dP, dQ) decompose into a proportional part
-    # (relative dQ/Q on both end points of its split) and a P-only part; a P-only change
-    # at fixed Q moves the implied loss, i.e. it is a shift of the loss by at most the
-    # relative P-error (an error dX of the excess is a P-change dX e^{-t}: same kind).
-    out = np.zeros(n)
-    err = np.zeros(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rq = np.where(Q > 0, EQ / Q, 0.0)
-        ep_ = np.where(Q - X > 0, EX / (Q - X), 0.0)
-        rp = np.where(P > 0, EP / P, 0.0) + rq + ep_
-    c = math.exp(h) / math.expm1(h)
+        base = Q - X                         # e^{r} P, computed without cancellation
+        rp = np.where(P > 0, EP / P, 0.0) + np.where(base > 0, EX / base, 0.0)
+    r = rq + rp + 8 * EPS
+    out = np.zeros(n)
+    split_a = np.zeros(max(n - 1, 0))   # Q-mass each interval sends to its lower end
+    split_b = np.zeros(max(n - 1, 0))   # ... and to its upper end
     if n > 1:
+        c = math.exp(h) / math.expm1(h)
         Qi, Xi = Q[1:n], np.maximum(X[1:n], 0.0)
-        bq = np.minimum(Xi * c, Qi)   # Q-mass at the upper end point
-        aq = Qi - bq
-        out[:-1] += aq
-        out[1:] += bq
-        err[:-1] += rq[1:n] * aq
-        err[1:] += rq[1:n] * bq
+        bq = np.minimum(Xi * c, Qi)          # Q-mass to the upper end point
+        split_a += Qi - bq
+        split_b += bq
     out[0] += Q[0]
-    err[0] += EQ[0]
-    q_inf = law.q_inf + Q[n] * (1 + 8 * EPS) + EQ[n]
-    rp[0] = rp[n] = 0.0  # tails: Q to one point, P to -inf (no split)
-    shift, ab_s = _split_shift(Q, rp)
+    q_low = float(Q[0])
+    # tails: the lower tail's Q-mass to the lowest point, the rest of its P-mass to -inf;
+    # the upper tail's P-mass to the highest point (with Q-mass e^{t} P there), the rest
+    # of its Q-mass to +inf (both exact at the end points, both spreads of the tail)
+    Xn = max(X[n], 0.0)
+    out[-1] += max(Q[n] - Xn, 0.0)
+    q_inf = law.q_inf + Xn + EX[n] + EQ[n]
+    with np.errstate(over="ignore"):
+        e0 = math.exp(min(-t[0], 700.0))
+    p_ninf = law.p_ninf + max(-X[0], 0.0) * e0 + EX[0] * e0
+    cells_r = r[1:n]
+    rmax, charged = _charge(Q[1:n], cells_r)
+    rmax = max(rmax, float(rq[0]), float(r[n]))
+    eabs = np.zeros(n)
+    if charged.any():
+        i = np.flatnonzero(charged)
+        m = Q[1:n][i] * (1.0 + rq[1:n][i]) + EQ[1:n][i]
+        up = t[i] >= 0.0
+        # a charged cell of positive losses goes whole to the extremes (its Q-mass bound to
+        # +inf, its P-mass bound e^{-t} Q to -inf: the true cell is a garbling of that pair),
+        # an absolute charge no tilted frame magnifies; the others feed their end points
+        # and are charged in full there
+        split_a[i[up]] = 0.0
+        split_b[i[up]] = 0.0
+        q_inf += float(np.sum(m[up]))
+        p_ninf += float(np.sum(m[up] * np.exp(-t[i[up]])))
+        i, m = i[~up], m[~up]
+        np.add.at(eabs, i, m)
+        np.add.at(eabs, i + 1, m)
     u, pa, qa = law.atoms()
+    atomic = False
     if u.size:
         below = u <= t[0]
         above = u > t[-1]
         mid = ~(below | above)
         out[0] += qa[below].sum()
+        q_low += float(qa[below].sum())
+        with np.errstate(over="ignore"):
+            p_ninf += float(np.sum(np.maximum(pa[below] - qa[below] * e0, 0.0))) * (1 + 4 * EPS)
         q_inf += qa[above].sum()
+        p_ninf += pa[above].sum()
         if mid.any() and n > 1:
             um, qm = u[mid], qa[mid]
             k = np.clip(np.floor((um - t[0]) / h).astype(np.int64), 0, n - 2)
             d = np.clip(um - t[k], 0.0, h)
-            bq = np.minimum(qm * -np.expm1(-d) * c, qm)
-            np.add.at(out, k, qm - bq)
-            np.add.at(out, k + 1, bq)
-            np.add.at(err, k, 4 * EPS * (qm - bq))
-            np.add.at(err, k + 1, 4 * EPS * bq)
-            shift = max(shift, 8 * EPS)  # rounding of the split weights
+            atomic = bool(np.any((d > 1e-12 * (1.0 + np.abs(um))) &
+                                 (h - d > 1e-12 * (1.0 + np.abs(um)))))
+            bq = np.minimum(qm * -np.expm1(-d) * (math.exp(h) / math.expm1(h)), qm)
+            np.add.at(split_a, k, qm - bq)
+            np.add.at(split_b, k, bq)
         elif mid.any():
             out[0] += qa[mid].sum()
-    shift += 4 * EPS * (1.0 + float(np.max(np.abs(t))))  # lattice points are floats k*h
-    rel, ab = _split_errors(out, err)
-    return _Lat(ka, out, min(q_inf, 1.0), rel, ab + ab_s, off, shift)
+    if n > 1:
+        out[:-1] += split_a
+        out[1:] += split_b
+        with np.errstate(invalid="ignore"):
+            den = math.exp(h) * split_a + split_b
+            gap = np.where(den > 0, math.expm1(h) * split_a * split_b / den, 0.0)
+    else:
+        gap = np.zeros(0)
+    rel = rmax + 8 * EPS
+    shift = _shift_of(rmax + 8 * EPS) + 4 * EPS * (1.0 + float(np.max(np.abs(t))))
+    nz = np.flatnonzero(eabs)
+    return _Lat(ka, out, min(q_inf * (1 + 4 * EPS), 1.0), min(p_ninf * (1 + 4 * EPS), 1.0),
+                rel, nz, eabs[nz], off, shift, atomic, gap, q_low)
 
 
+# ---------------------------------------------------------------------------
+# optimistic: a garbling by balanced blocks
+# ---------------------------------------------------------------------------
 def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
-    """Optimistic: merge (t_k - h/2, t_k + h/2], then balance each atom to the exact
-    lattice ratio by merging slivers of its neighbours (see :func:`_balance`)."""
-    if isinstance(law, GenericLaw):
-        law = _chord_law(law.f, h, ka, kb)
-        off = 0.0
+    r"""Optimistic lattice law: a garbling of the true pair whose atoms sit exactly on the
+    lattice, from which Q-mass may be dropped (:func:`_sweep`).
+
+    The losses of each half-cell :math:`(t_j - h/2, t_j + h/2]` are merged into one atom
+    (the upper tail into the top one, the lower tail dropped); an off-lattice atom of the
+    law joins the half-cell it lies in, one on a lattice point stays there exactly (it
+    lends, never borrows). The merged atoms are balanced to the lattice ratios by merging
+    proportional slivers of neighbours (:func:`_sweep`). Every step merges proportional
+    parts, or drops whole parts or Q-mass alone, so the lattice law's one-order profile lies
+    below the true one at every ε. The imbalance left by rounding and the error bounds of
+    the merged masses are charged as a loss shift, the relative errors of the masses as a
+    relative allowance.
+    """
     n = kb - ka + 1
     t = np.arange(ka, kb + 1, dtype=float) * h + off
     edges = np.concatenate([[-np.inf], t - 0.5 * h, [np.inf]])
     refs = np.concatenate([[t[0]], t])
     P, Q, EP, EQ, X, EX = law.excess(edges, refs)
-    p, q, ep, eq = P[1:].copy(), Q[1:].copy(), EP[1:].copy(), EQ[1:].copy()
-    x, ex = X[1:].copy(), EX[1:].copy()
+    q, x = Q[1:].copy(), X[1:].copy()
+    eq, ex = EQ[1:].copy(), EX[1:].copy()
+    qe = np.zeros(n)  # Q-masses of the law's atoms that sit on lattice points
     u, pa, qa = law.atoms()
-    pe = np.zeros(n)  # P-masses of atoms on lattice points: balanced already, can lend
-    on_shift = 0.0
+    atomic = False
     if u.size:
-        # an atom on a lattice point stays there; any other goes to the lattice point
-        # above it (a deficit, balanced with content from above), the topmost atom to the
-        # point below (an excess), so that a lender is always at hand
+        # an atom on a lattice point stays there; any other joins the lattice point above
+        # it (a deficit there, balanced with content from above), the topmost atom the point
+        # below it (an excess), so that a lender is at hand (for randomized response, each
+        # of its two atoms lends to the other)
         kf = (u - t[0]) / h
-        on_lat = np.abs(kf - np.round(kf)) * h <= 1e-12 * (1.0 + np.abs(u))
-        k = np.where(on_lat, np.round(kf), np.ceil(kf)).astype(np.int64)
-        top = (u == np.max(u)) & ~on_lat
+        kr = np.round(kf).astype(np.int64)
+        on = np.abs(kf - kr) * h <= 1e-12 * (1.0 + np.abs(u))
+        k = np.where(on, kr, np.ceil(kf)).astype(np.int64)
+        top = (u == np.max(u)) & ~on
         k = np.where(top, np.floor(kf).astype(np.int64), k)
-        keep = k >= 0  # atoms below the window go to -inf (Q dropped: optimistic)
-        k, ua, pk, qk, on = (np.minimum(k[keep], n - 1), u[keep], pa[keep], qa[keep],
-                             on_lat[keep])
-        np.add.at(pe, k[on], pk[on])
-        # (an atom within 1e-12 of a lattice point is taken to be on it: a loss shift)
-        on_shift = 4e-12 * (1.0 + float(np.max(np.abs(ua[on])))) if on.any() else 0.0
-        k, ua, pk, qk = k[~on], ua[~on], pk[~on], qk[~on]
-        np.add.at(p, k, pk)
-        np.add.at(q, k, qk)
+        keep = (k >= 0) & (k < n)  # atoms outside the window are dropped whole
+        k, ua, qk, on = k[keep], u[keep], qa[keep], on[keep]
+        atomic = bool((~on).any())
+        np.add.at(qe, k[on], qk[on])
+        np.add.at(eq, k[on], 4 * EPS * qk[on])
+        k, ua, qk = k[~on], ua[~on], qk[~on]
         with np.errstate(all="ignore"):
-            xa = -qk * np.expm1(t[k] - ua)  # q - e^{t_k} p of each atom
+            xa = -qk * np.expm1(t[k] - ua)  # q - e^{t_k} p
+        np.add.at(q, k, qk)
         np.add.at(x, k, xa)
-        np.add.at(ep, k, 4 * EPS * pk)
         np.add.at(eq, k, 4 * EPS * qk)
         np.add.at(ex, k, 4 * EPS * (qk + np.abs(xa)))
-    pf = _balance(t, p, q, x, pe)
-    with np.errstate(all="ignore"):
-        qf = np.where(pf > 0, np.exp(np.minimum(t + np.log(pf), 709.0)), 0.0)
-        ept = np.where(p > 0, np.exp(np.minimum(t + np.log(p), 709.0)), 0.0)  # e^t p
-        rq = np.where(q > 0, eq / q, 0.0)
-        exn = ex + np.concatenate([[0.0], ex[:-1]]) + np.concatenate([ex[1:], [0.0]])
-        # a wrong imbalance leaves the balanced atom's ratio off e^{t_k}: a loss shift
-        rp = np.where(ept > 0, exn / ept, 0.0) + np.where(p > 0, ep / p, 0.0) + rq
+    # (an atom within 1e-12 of a lattice point is taken to be on it: a loss shift)
+    on_shift = 4e-12 * (1.0 + float(np.max(np.abs(u)))) if u.size else 0.0
+    qf, r_atom = _sweep(t, q, x, ex, qe)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rq = np.where(q + qe > 0, eq / (q + qe), 0.0)
     rqn = rq + np.concatenate([[0.0], rq[:-1]]) + np.concatenate([rq[1:], [0.0]])
-    err = (rqn + 8 * EPS) * qf
-    qf = np.minimum(qf, 1.0)
-    rel, ab = _split_errors(qf, err)
-    shift, ab_s = _split_shift(q, rp + 16 * EPS)
-    shift += 4 * EPS * (1.0 + float(np.max(np.abs(t)))) + on_shift  # lattice is floats
-    return _Lat(ka, qf, law.q_inf, rel, ab + ab_s, off, shift)
+    # atoms whose ratio bound is poor are dropped whole (always allowed on this side)
+    rmax, charged = _charge(qf, r_atom + 16 * EPS)
+    qf = np.where(charged, 0.0, qf)
+    rel = float(np.max(rqn)) + 16 * EPS if n else 0.0
+    shift = _shift_of(rmax) + 4 * EPS * (1.0 + float(np.max(np.abs(t)))) + on_shift
+    return _Lat(ka, np.minimum(qf, 1.0), law.q_inf, 0.0, rel, off=off, shift=shift,
+                atomic=atomic)
 
 
-def _heaviest(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index of the largest entry of ``w`` strictly above (n if none) and strictly below
-    (-1 if none) each position."""
-    n = w.size
-    idx = np.arange(n)
-    # suffix maximum from k+1 on, and where it is attained (first record at or after)
-    rev = w[::-1]
-    smax = np.maximum.accumulate(rev)[::-1]
-    rec = np.where(w >= smax, idx, n)
-    arg_s = np.minimum.accumulate(rec[::-1])[::-1]
-    above = np.concatenate([arg_s[1:], [n]])
-    above = np.where(np.concatenate([smax[1:], [0.0]]) > 0, above, n)
-    pmax = np.maximum.accumulate(w)
-    rec2 = np.where(w >= pmax, idx, -1)
-    arg_p = np.maximum.accumulate(rec2)
-    below = np.concatenate([[-1], arg_p[:-1]])
-    below = np.where(np.concatenate([[0.0], pmax[:-1]]) > 0, below, -1)
-    return above, below
-
-
-def _neighbours(nonempty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest non-empty index strictly above (n if none) and below (-1 if none)."""
+def _neighbours(nonempty: np.ndarray, seg: tuple | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest non-empty index strictly above (n if none) and below (-1 if none), within
+    the segment of each index (``seg``: arrays of the first and last index of it)."""
     n = nonempty.size
     idx = np.arange(n)
     a = np.where(nonempty, idx, n)
     above = np.concatenate([np.minimum.accumulate(a[::-1])[::-1][1:], [n]])
     b = np.where(nonempty, idx, -1)
     below = np.concatenate([[-1], np.maximum.accumulate(b)[:-1]])
+    if seg is not None:
+        above = np.where(above > seg[1], n, above)
+        below = np.where(below < seg[0], -1, below)
     return above, below
 
 
-def _balance(t: np.ndarray, p: np.ndarray, q: np.ndarray, x: np.ndarray,
-             pe: np.ndarray | None = None) -> np.ndarray:
-    """Best of the carry strategies of :func:`_balance_with` (each one a valid garbling):
-    the one that keeps the most Q-mass."""
-    et = np.exp(np.minimum(t, 709.0))
-    best, clean = _balance_with(t, p, q, x, pe, "none")
-    if clean:  # nothing needed carrying: every strategy gives this garbling
-        return best
-    best_q = float(np.dot(best, et))
-    for mode in ("up-down", "towards"):
-        pf, _ = _balance_with(t, p, q, x, pe, mode)
-        kept = float(np.dot(pf, et))
-        if kept > best_q:
-            best, best_q = pf, kept
-    return best
-
-
-def _balance_with(t: np.ndarray, p: np.ndarray, q: np.ndarray, x: np.ndarray,
-                  pe: np.ndarray | None, mode: str) -> tuple[np.ndarray, bool]:
-    r"""Garble merged atoms :math:`(p_k, q_k)` into atoms of ratio exactly :math:`e^{t_k}`.
-
-    Atom :math:`k` (the losses in :math:`(t_k - h/2, t_k + h/2]`) has a second-order
-    imbalance :math:`X_k = q_k - e^{t_k}p_k`. An atom with excess (:math:`X_k > 0`)
-    absorbs a fraction :math:`\theta_k` of its nearest non-empty lower neighbour (ratio
-    below :math:`e^{t_k}`), an atom with a deficit a fraction of its nearest upper one,
-    so that :math:`(1 - \ell_k)X_k + \theta_k Y_k = 0`, where :math:`\ell_k` is the
-    fraction it lends itself and :math:`Y_k` the lender's imbalance with respect to
-    :math:`e^{t_k}`. Lending keeps a lender's ratio, so the fractions solve a weakly
-    coupled linear system (fractions of order :math:`h`), solved by fixed-point
-    iteration. An atom that cannot be balanced that way (no lender, or a lender too
-    light, e.g. where the density rises steeply) may first be merged whole into a
-    neighbour, as reverse connect-the-dots would carry it: ``mode="up-down"`` carries an
-    excess into the next atom up and a deficit into the next atom down, ``"towards"``
-    carries it into its (too light) lender, or away from the missing one, ``"none"``
-    does not carry. All of this is merging, a garbling: the result is less
-    informative than the truth. What still cannot be balanced keeps its P-mass and moves
-    to the largest lattice point below its ratio, dropping Q-mass (optimistic; rare).
-    ``x`` holds the imbalances :math:`X_k` computed without cancellation (they are tiny
-    differences of large masses); ``pe`` the P-masses of atoms already on the lattice
-    points (they never move or borrow, but lend). Returns the P-masses at the lattice
-    points (the Q-masses are :math:`e^{t_k}` times) and whether every atom could be
-    balanced without carrying.
-    """
-    n = t.size
-    p = p.copy()
-    q = q.copy()
-    x = x.copy()
-    pe = np.zeros(n) if pe is None else np.asarray(pe, dtype=float)
+def _heaviest(w: np.ndarray, seg: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Index of the largest positive entry of ``w`` strictly above (n if none) and strictly
+    below (-1 if none) each position, within its segment (``seg``, see
+    :func:`_neighbours`; offsets keep each search inside its segment)."""
+    n = w.size
     idx = np.arange(n)
-    with np.errstate(all="ignore"):
-        et = np.exp(np.minimum(t, 709.0))
+    v = np.where(w > 0, w, -np.inf)
+    if seg is not None:
+        big = 2.0 * float(np.max(w)) + 1.0 if n else 1.0
+        vu, vd = v - big * seg[2], v + big * seg[2]
+    else:
+        vu = vd = v
+    smax = np.maximum.accumulate(vu[::-1])[::-1]
+    rec = np.where(vu >= smax, idx, n)
+    arg_s = np.minimum.accumulate(rec[::-1])[::-1]
+    above = np.concatenate([arg_s[1:], [n]])
+    pmax = np.maximum.accumulate(vd)
+    rec2 = np.where(vd >= pmax, idx, -1)
+    arg_p = np.maximum.accumulate(rec2)
+    below = np.concatenate([[-1], arg_p[:-1]])
+    au = np.where((above < n) & (w[np.minimum(above, n - 1)] > 0), above, n)
+    ad = np.where((below >= 0) & (w[np.maximum(below, 0)] > 0), below, -1)
+    if seg is not None:
+        au = np.where(au <= seg[1], au, n)
+        ad = np.where(ad >= seg[0], ad, -1)
+    return au, ad
 
-    def state():
-        own = (p > 0) & (q > 0)
-        nonempty = own | (pe > 0)
-        above, below = _neighbours(nonempty)
-        pt = p + pe
-        with np.errstate(all="ignore"):
-            X = np.where(own, x, 0.0)
-            ia, ib = np.minimum(above, n - 1), np.maximum(below, 0)
-            # the lender's imbalance with respect to e^{t_k}: X_l + (e^{t_l} - e^{t_k}) p_l
-            y_up = np.where(above < n, x[ia] + (et[ia] - et) * pt[ia], 0.0)
-            y_dn = np.where(below >= 0, x[ib] + (et[ib] - et) * pt[ib], 0.0)
-        need_up = X < 0
-        need_dn = X > 0
-        Y = np.where(need_up, y_up, np.where(need_dn, y_dn, 0.0))
-        lender = np.where(need_up, above, np.where(need_dn, below, -1))
-        with np.errstate(all="ignore"):
-            th = np.where(X != 0, -X / np.where(Y != 0, Y, np.inf), 0.0)
-        ok = np.where(need_up, Y > 0, np.where(need_dn, Y < 0, True)) & (th <= 1.0)
-        if not ok.all():
-            # second choice of lender: the heaviest atom on the needed side (for laws
-            # dominated by a few atoms, e.g. Laplace, randomized response)
-            hu, hd = _heaviest(pt)
-            with np.errstate(all="ignore"):
-                ju, jd = np.minimum(hu, n - 1), np.maximum(hd, 0)
-                y2 = np.where(need_up, np.where(hu < n, x[ju] + (et[ju] - et) * pt[ju], 0.0),
-                              np.where(hd >= 0, x[jd] + (et[jd] - et) * pt[jd], 0.0))
-                th2 = np.where(X != 0, -X / np.where(y2 != 0, y2, np.inf), 0.0)
-            ok2 = np.where(need_up, y2 > 0, y2 < 0) & (th2 <= 1.0) & ~ok
-            Y = np.where(ok2, y2, Y)
-            lender = np.where(ok2, np.where(need_up, hu, hd), lender)
-            ok = ok | ok2
-        return X, Y, lender, need_up, need_dn, ok, above, below
 
-    tiny = 1e-25 * float(np.max(q)) if q.size else 0.0
-    clean = True
-    for _ in range(64):
-        X, Y, lender, need_up, need_dn, ok, above, below = state()
-        bad = ~ok & (q > tiny)  # negligible atoms fall back (lossy) without carrying
-        if not bad.any():
+def _imbalance_at(t: np.ndarray, q: np.ndarray, x: np.ndarray, src: np.ndarray,
+                  dst: np.ndarray) -> np.ndarray:
+    r""":math:`x_s^{(d)} = q_s - e^{t_d}p_s = q_s - e^{t_d - t_s}(q_s - x_s)`: the imbalance of
+    atom ``src`` with respect to the ratio of lattice point ``dst`` (scale-free)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = np.exp(np.minimum(t[dst] - t[src], 700.0))
+        return q[src] - s * (q[src] - x[src])
+
+
+def _sweep(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray, qe: np.ndarray,
+           seg: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
+    r"""Garble merged atoms (Q-masses ``q``, imbalances :math:`x_k = q_k - e^{t_k}p_k`) into
+    atoms of ratio exactly :math:`e^{t_k}` (see :func:`_disc_opt`).
+
+    An atom with a deficit takes a fraction :math:`\theta_k` of its nearest non-empty
+    neighbour above, one with an excess of its neighbour below, so that :math:`(1 -
+    \ell_k)x_k + \theta_k Y_k = 0` (:math:`Y_k` the lender's imbalance with respect to
+    :math:`e^{t_k}`, :math:`\ell_k` the fraction the atom lends itself). Each fraction is
+    taken from the lender's original content, which keeps the lender's ratio, so the
+    fractions solve a weakly coupled linear system (fractions of order h where the law is
+    smooth), solved by fixed-point iteration. An atom that cannot be balanced so (its lender
+    too light or over-committed, or none: ends of the support, steep edges, a law
+    concentrated in one cell) is either merged whole into a neighbour (into its lender, or
+    an excess with nothing below into the atom above, where it is a deficit), repeatedly,
+    or *rounded*: its P-mass moves to the largest lattice point below its ratio with
+    Q-mass :math:`e^{t}` times that, the rest of its Q-mass dropped (the top atom, which
+    holds the truncated upper tail, is always rounded). Both strategies (merging first,
+    rounding at once) are tried when needed and the one keeping more Q-mass is used.
+    Every step merges proportional parts, drops Q-mass or drops whole parts: the result's
+    profile lies below the true one. Returns the Q-masses of the balanced atoms and, per
+    atom, a bound on the relative error of its ratio (the residual imbalance after
+    rounding and the error bounds ``ex`` of the merged imbalances)."""
+    qa, ra, rounded = _balance_pass(t, q, x, ex, qe, 12, seg)
+    if seg is None:
+        kept, total = float(np.sum(qa)), float(np.sum(q + qe))
+        if not rounded.any() and kept >= total * (1.0 - 1e-12):
+            return qa, ra
+        qb, rb, _ = _balance_pass(t, q, x, ex, qe, 0, seg)
+        return (qa, ra) if float(np.sum(qa)) >= float(np.sum(qb)) else (qb, rb)
+    # per segment: rounding at once is tried only where merging first had to round an
+    # atom other than the top one (elsewhere it would round at least as much), and the
+    # strategy keeping more Q-mass is used
+    sa = np.add.reduceat(qa, seg[3])
+    lost = rounded
+    if not lost.any():
+        return qa, ra
+    sub = np.flatnonzero(lost[seg[2]])
+    ends = np.concatenate([seg[3], [t.size]])
+    lens = (ends[1:] - ends[:-1])[lost]
+    st = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    sid = np.repeat(np.arange(lens.size), lens)
+    sseg = (st[sid], (st + lens - 1)[sid], sid, st)
+    qb, rb, _ = _balance_pass(t[sub], q[sub], x[sub], ex[sub], qe[sub], 0, sseg)
+    sb = np.add.reduceat(qb, st)
+    pick = np.zeros(t.size, dtype=bool)
+    pick[sub] = (sb > sa[lost])[sid]
+    qo, ro = qa.copy(), ra.copy()
+    qo[sub] = np.where(pick[sub], qb, qa[sub])
+    ro[sub] = np.where(pick[sub], rb, ra[sub])
+    return qo, ro
+
+
+def _balance_pass(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray,
+                  qe: np.ndarray, merge_rounds: int, seg: tuple | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One strategy of :func:`_sweep`: merge bad atoms for ``merge_rounds`` rounds, then
+    round what is left. ``qe`` are exact atoms on the lattice points (they lend, never
+    borrow; an absorbed lender brings them along). ``seg`` (first index, last index,
+    segment id per index, segment starts) keeps several laws laid end to end apart; each
+    round works on the segments not settled yet only. Returns (Q-masses, relative ratio
+    errors, whether any atom other than a top one was rounded, per segment)."""
+    n = t.size
+    q, x, ex, qe = q.copy(), x.copy(), ex.copy(), qe.copy()
+    if seg is None:
+        sstart = np.zeros(1, dtype=np.int64)
+    else:
+        sstart = seg[3]
+    S = sstart.size
+    send = np.concatenate([sstart[1:], [n]])
+    theta, lend, Y = np.zeros(n), np.zeros(n), np.zeros(n)
+    src = np.arange(n)
+    rounded_any = np.zeros(S, dtype=bool)
+    active = np.ones(S, dtype=bool)
+    h = float(t[1] - t[0]) if n > 1 else 1.0
+    for rnd in range(4 * n + 16):  # ends: every round settles a segment or moves an atom
+        if not active.any():
             break
-        clean = False
-        # an excess is carried upwards, a deficit downwards (towards content that can
-        # balance it); without such a neighbour the atom falls back (lossy, below)
-        if mode == "none":
-            break
-        if mode == "up-down":
-            dest = np.where(need_dn, above, below)
+        ss = np.flatnonzero(active)
+        lens = send[ss] - sstart[ss]
+        I = np.concatenate([np.arange(a, b) for a, b in zip(sstart[ss], send[ss],
+                                                            strict=True)]) \
+            if ss.size < S else np.arange(n)
+        m = I.size
+        lst = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+        lsid = np.repeat(np.arange(ss.size), lens)
+        lseg = (lst[lsid], (lst + lens - 1)[lsid], lsid, lst)
+        done, th_, ld_, src_, Y_, rounded = _balance_round(
+            t[I], q, x, ex, qe, I, lseg, rnd, merge_rounds, h)
+        rounded_any[ss[rounded]] = True
+        if done.any():
+            ok = done[lsid]
+            gi = I[ok]
+            theta[gi], lend[gi], Y[gi], src[gi] = th_[ok], ld_[ok], Y_[ok], I[src_[ok]]
+            active[ss[done]] = False
+        del m
+    keep = 1.0 - np.minimum(lend, 1.0)
+    q = q + qe
+    qf = keep * q + theta * q[src]
+    res = keep * x + theta * Y
+    err = keep * ex + theta * ex[src] * np.exp(np.minimum(t - t[src], 700.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(qf > 0, (np.abs(res) + err + 8 * EPS * qf) / qf, 0.0) * 2.0
+    return np.maximum(qf, 0.0), np.where(np.isfinite(r), r, np.inf), rounded_any
+
+
+def _balance_round(t: np.ndarray, Q: np.ndarray, X: np.ndarray, EX: np.ndarray,
+                   QE: np.ndarray, I: np.ndarray, seg: tuple, rnd: int, merge_rounds: int,
+                   h: float) -> tuple[np.ndarray, ...]:
+    """One round of :func:`_balance_pass` on the entries ``I`` of the global arrays ``Q, X,
+    EX, QE`` (updated in place where atoms move): segments with every atom balanced
+    return their fractions (``done``); in the others the bad atoms are merged or
+    rounded."""
+    q, x, ex, qe = Q[I], X[I], EX[I], QE[I]
+    n = I.size
+    idx = np.arange(n)
+    seg_lo, seg_hi, sid, sstart = seg
+    S = sstart.size
+    own = q > 0
+    above, below = _neighbours(own | (qe > 0), seg)
+    need_up, need_dn = own & (x < 0), own & (x > 0)
+    lender = np.where(need_up, above, np.where(need_dn, below, -1))
+    has = (lender >= 0) & (lender < n)
+    li = np.clip(lender, 0, n - 1)
+    Y = np.where(has, _imbalance_at(t, q + qe, x, li, idx), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        th0 = np.where(Y != 0, -x / Y, np.inf)
+    use = (need_up | need_dn) & has & (th0 > 0) & (th0 <= 1.0)
+    if ((need_up | need_dn) & ~use).any():
+        # second choice: the heaviest atom on the needed side (laws dominated by a few
+        # atoms: Laplace, randomized response)
+        hu, hd = _heaviest(q + qe, seg)
+        l2 = np.where(need_up, hu, np.where(need_dn, hd, -1))
+        ok2 = (l2 >= 0) & (l2 < n) & ~use & (need_up | need_dn)
+        l2c = np.clip(l2, 0, n - 1)
+        Y2 = np.where(ok2, _imbalance_at(t, q + qe, x, l2c, idx), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            th2 = np.where(Y2 != 0, -x / Y2, np.inf)
+        ok2 &= (th2 > 0) & (th2 <= 1.0)
+        li = np.where(ok2, l2c, li)
+        Y = np.where(ok2, Y2, Y)
+        th0 = np.where(ok2, th2, th0)
+        has = has | ok2
+        use = use | ok2
+    bad = (need_up | need_dn) & ~use
+    seg_bad = np.zeros(S, dtype=bool)
+    np.logical_or.at(seg_bad, sid[bad], True)
+    src = np.where(use, li, idx)
+    theta, lend = np.zeros(n), np.zeros(n)
+    clean = ~seg_bad[sid]
+    if clean.any():
+        u2 = use & clean
+        s2 = np.where(u2, li, idx)
+        for _ in range(200):
+            th = np.where(u2, -(1.0 - lend) * x / np.where(u2, Y, 1.0), 0.0)
+            new = np.bincount(s2, weights=th, minlength=n)
+            fin = bool(np.all(np.abs(new - lend) <= 2 * EPS * new))
+            theta, lend = th, new
+            if fin:
+                break
+        over = lend > 1.0
+        overb = u2 & over[s2]  # borrowers of an over-committed lender
+        if overb.any():
+            np.logical_or.at(seg_bad, sid[overb], True)
+            bad = bad | overb
+    done = ~seg_bad
+    rounded = np.zeros(S, dtype=bool)
+    if seg_bad.any():
+        occ = np.where(own | (qe > 0), idx, -1)
+        top = np.maximum.reduceat(occ, sstart)[sid]          # last occupied, per segment
+        bad &= seg_bad[sid]
+        to_round = bad & (idx == top)
+        if rnd >= merge_rounds + 8:
+            to_round = bad.copy()
+        if rnd < merge_rounds:
+            # a bad atom with a lender too light (or over-committed) absorbs it whole and
+            # keeps its place; one with no lender on the needed side is merged into the
+            # neighbour on the other side (an excess with nothing below goes up, where it
+            # is a deficit). Each atom moves at most once a round and not into a mover.
+            other = np.where(need_dn, above, below)
+            absorb = bad & has & ~to_round & (q[li] > 0)
+            carry = bad & ~has & (other >= 0) & (other < n) & ~to_round
+            s_all = np.concatenate([li[absorb], idx[carry]])
+            d_all = np.concatenate([idx[absorb], other[carry]])
+            if s_all.size:
+                _, first = np.unique(s_all, return_index=True)
+                first = np.sort(first)
+                s_all, d_all = s_all[first], d_all[first]
+                ok = ~np.isin(d_all, s_all) & (s_all != top[s_all])
+                s_, d_ = s_all[ok], d_all[ok]
+                if s_.size:
+                    # only the merged (continuous) part moves; exact atoms stay on their
+                    # lattice points, where they are balanced
+                    xs = _imbalance_at(t, q, x, s_, d_)
+                    with np.errstate(over="ignore"):
+                        sc = np.exp(np.minimum(t[d_] - t[s_], 700.0))
+                    np.add.at(ex, d_, ex[s_] * sc + 4 * EPS * (q[s_] + np.abs(xs)))
+                    np.add.at(x, d_, xs)
+                    np.add.at(q, d_, q[s_])
+                    q[s_] = x[s_] = ex[s_] = 0.0
+            to_round |= bad & ~has & ~((other >= 0) & (other < n))
         else:
-            dest = np.where(need_dn, np.where(below >= 0, below, above),
-                            np.where(above < n, above, below))
-        mv = bad & (dest >= 0) & (dest < n)
-        if not mv.any():
-            break
-        d = dest[mv]
-        pm, qm = p[mv], q[mv]
-        xm = x[mv] + (et[mv] - et[d]) * pm
-        p[mv] = 0.0
-        q[mv] = 0.0
-        x[mv] = 0.0
-        np.add.at(p, d, pm)
-        np.add.at(q, d, qm)
-        np.add.at(x, d, xm)
-    X, Y, lender, need_up, need_dn, ok, above, below = state()
-    use = ok & (X != 0)
-    src = np.where(use, lender, 0)
-    theta = np.zeros(n)
-    lend = np.zeros(n)
-    for _ in range(60):
-        with np.errstate(all="ignore"):
-            th = np.where(use, -(1.0 - lend) * X / np.where(Y != 0, Y, 1.0), 0.0)
-        th = np.clip(th, 0.0, None)
-        new = np.bincount(src, weights=th, minlength=n)
-        converged = bool(np.all(np.abs(new - lend) <= 1e-15 * np.maximum(new, 1e-300)))
-        theta, lend = th, new
-        if converged:
-            break
-    over = lend > 1.0
-    if over.any():  # over-committed lenders: their borrowers fall back
-        victims = use & over[src]
-        use &= ~victims
-        theta = np.where(use, theta, 0.0)
-        lend = np.minimum(np.bincount(src, weights=theta, minlength=n), 1.0)
-    pt = p + pe
-    qt = q + pe * et
-    pf = (1.0 - lend) * pt + np.bincount(idx, weights=theta * pt[src], minlength=n)
-    # verification: the Q-mass each balanced atom really holds; an atom left with a
-    # deficit (iteration not converged, rounding) may not claim Q = P e^{t_k}: it moves
-    # to the largest lattice point below its actual ratio
-    q_act = (1.0 - lend) * qt + np.bincount(idx, weights=theta * qt[src], minlength=n)
+            to_round = bad
+        if to_round.any():
+            np.logical_or.at(rounded, sid[to_round & (idx != top)], True)
+            # round: the atom's P-mass to the largest lattice point below its ratio, with
+            # Q-mass e^{t} P there (its excess Q-mass dropped: it only lowers the profile)
+            b_ = idx[to_round]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lr = -np.log1p(-np.minimum(x[b_] / q[b_], 1.0))  # log(ratio) - t_k
+            fin = np.isfinite(lr)
+            j = np.clip(b_ + np.floor(np.where(fin, lr, 0.0) / h + 1e-12).astype(np.int64),
+                        seg_lo[b_], seg_hi[b_])
+            j = np.where(fin, j, seg_hi[b_])
+            with np.errstate(over="ignore", invalid="ignore"):
+                qn = np.where(fin, np.exp(np.minimum(t[j] - t[b_], 700.0)) * (q[b_] - x[b_]),
+                              0.0)
+            qn = np.clip(np.nan_to_num(qn), 0.0, q[b_])
+            ex_b = ex[b_].copy()
+            q[b_] = x[b_] = ex[b_] = 0.0
+            np.add.at(q, j, qn)
+            np.add.at(ex, j, ex_b + 4 * EPS * qn)
+        Q[I], X[I], EX[I], QE[I] = q, x, ex, qe
+    return done, theta, lend, src, Y, rounded
+
+
+# ---------------------------------------------------------------------------
+# factors known by their curve only
+# ---------------------------------------------------------------------------
+_SAMPLE_ALPHA = np.unique(np.concatenate([
+    [0.0], np.logspace(-300, -2, 24000), np.linspace(0.01, 0.99, 4001),
+    1.0 - np.logspace(-2, -15, 2000), [1.0]]))
+
+
+def _sampled_laws(f: TradeOff) -> tuple[AtomicLaw, AtomicLaw]:
+    r"""Atomic laws of a lower and an upper piecewise-linear bound of a curve known only by
+    its values, from one vectorised evaluation on 11,500 type I errors (log-spaced down to
+    :math:`10^{-300}` and up to :math:`1 - 10^{-15}`).
+
+    The computed values are taken to be within :math:`m = 32u + 4uf` of the true ones (u
+    the unit roundoff; a callable built from ``ndtr``/``ndtri`` errs by a few ulps of 1
+    where its value is near 1). Upper curve: the largest convex minorant of the points raised by
+    :math:`m`; a convex :math:`f` lies below every chord between points on or above it.
+    Lower curve: on :math:`[a_i, a_{i+1}]` a convex :math:`f` lies above the extensions of
+    its neighbouring chords (secant slopes increase), so the larger of the two extended
+    chords, lowered by :math:`m(1 + 2\rho)` (ρ the ratio of neighbouring spacings: how far
+    the error of the end values is extrapolated), is below :math:`f`, and so is the value
+    at :math:`a_{i+1}` lowered by m (f does not increase); the largest convex minorant of
+    that bound is a curve below :math:`f`. Both are exact curves of discrete
+    pairs (their atoms), the lower one more informative than the truth, the upper one
+    less. The bounds rely on the callable returning a convex trade-off function to within
+    the stated rounding, as :func:`gdp.from_callable` checks on a grid.
+    """
+    a = _SAMPLE_ALPHA
     with np.errstate(all="ignore"):
-        short = use & (pf * et - q_act > 64 * EPS * pf * et)
-    if short.any():
-        step = t[1] - t[0] if n > 1 else 1.0
-        with np.errstate(all="ignore"):
-            r = np.log(q_act[short]) - np.log(pf[short])
-        k = np.floor((r - t[0]) / step - 1e-9).astype(np.int64)
-        k = np.minimum(k, idx[short] - 1)
-        mv = pf[short].copy()
-        pf[short] = 0.0
-        keep = k >= 0
-        np.add.at(pf, k[keep], mv[keep])
-    fail = (X != 0) & ~use
-    if fail.any():  # keep the P-mass at the largest lattice point below the ratio
-        own = (1.0 - lend[fail]) * p[fail]
-        pf[fail] -= own
-        with np.errstate(all="ignore"):
-            r = np.log(q[fail]) - np.log(p[fail])
-        step = t[1] - t[0] if n > 1 else 1.0
-        k = np.where(X[fail] > 0, idx[fail], np.floor((r - t[0]) / step).astype(np.int64))
-        k = np.minimum(k, idx[fail])
-        keep = k >= 0
-        np.add.at(pf, k[keep], own[keep])
-    return np.maximum(pf, 0.0), clean
-
-
-def _disc_envelope(f: TradeOff, h: float, ka: int, kb: int) -> _Lat:
-    r"""Sound lattice law of a factor known by a certified profile: the envelope of the
-    lines :math:`1 - \hat\delta(t_k) - e^{t_k}\alpha` (each lies below ``f``)."""
-    ka, kb = max(ka, int(-700 / h)), min(kb, int(700 / h))
-    t = np.arange(ka, kb + 1, dtype=float) * h
+        v = np.asarray(f._f(a), dtype=float)
+    v = np.clip(np.where(np.isnan(v), 1.0 - a, v), 0.0, 1.0 - a)
+    v[-1] = 0.0
+    m = 32 * EPS + 4 * EPS * np.maximum(v, 0.0)
+    up = np.minimum(v + m, 1.0 - a)
+    up[-1] = 0.0
+    hu = lower_convex_hull(a, up)
+    upper = _curve_atoms(a[hu], up[hu])
+    # lower: extensions of the chords (i-1, i) and (i+1, i+2) over [a_i, a_i+1]
+    da = np.diff(a)
+    s = np.diff(v) / da                                   # chord slopes
+    n = a.size
+    i = np.arange(n - 1)
+    left_ok = i >= 1
+    right_ok = i + 2 <= n - 1
+    sl = np.where(left_ok, s[np.maximum(i - 1, 0)], 0.0)
+    sr = np.where(right_ok, s[np.minimum(i + 1, n - 2)], 0.0)
+    # lines: left chord through (a_i, v_i) with slope sl; right chord through (a_i+1, v_i+1)
+    # with slope sr
     with np.errstate(all="ignore"):
-        d = np.asarray(f._hockey(t), dtype=float)
-    d = np.where(np.isnan(d), 1.0, d)
-    d = np.minimum(np.clip(d, 0.0, 1.0) * (1.0 + 1e-9) + 1e-15, 1.0)  # float margin
-    y = np.exp(t)
-    hull = lower_convex_hull(y, d)
-    dh, yh = d[hull], y[hull]
-    # vertices between consecutive active lines (alpha increasing = slope decreasing)
+        rho = np.where(left_ok, da / np.concatenate([[1.0], da[:-1]]), 1.0)
+        rho = np.maximum(rho, np.where(right_ok, da / np.concatenate([da[1:], [1.0]]), 1.0))
+    mp = np.concatenate([[m[0]], m, [m[-1], m[-1]]])      # m[i-1 .. i+2] per interval
+    mm = np.maximum(np.maximum(mp[: n - 1], mp[1:n]), np.maximum(mp[2:n + 1], mp[3:n + 2]))
+    shift = mm * (1.0 + 2.0 * np.minimum(rho, 1e6)) + 1e-300
+
+    def line_l(x, k):
+        return v[k] + sl[k] * (x - a[k])
+
+    def line_r(x, k):
+        return v[k + 1] + sr[k] * (x - a[k + 1])
+
+    lo_l = np.where(left_ok, line_l(a[:-1], i), -np.inf)
+    hi_l = np.where(left_ok, line_l(a[1:], i), -np.inf)
+    lo_r = np.where(right_ok, line_r(a[:-1], i), -np.inf)
+    hi_r = np.where(right_ok, line_r(a[1:], i), -np.inf)
+    # (and above the value at the right end: f does not increase)
+    flat = v[1:] - m[1:] - 1e-300
+    y0 = np.maximum(np.maximum(lo_l, lo_r) - shift, flat)
+    y1 = np.maximum(np.maximum(hi_l, hi_r) - shift, flat)
     with np.errstate(all="ignore"):
-        cross = (dh[:-1] - dh[1:]) / (yh[1:] - yh[:-1])  # alpha where line i meets line i+1
-        zero = (1.0 - dh[0]) / yh[0]                      # where the flattest line hits 0
-    right = np.concatenate([[max(zero, 0.0)], np.maximum(cross, 0.0)])
-    left = np.concatenate([np.maximum(cross, 0.0), [0.0]])
-    pm = np.maximum(right - left, 0.0)
-    out = np.zeros(t.size)
-    out[hull] = np.minimum(pm * yh, 1.0)
-    return _Lat(ka, out, float(dh[-1]), 0.0, 0.0)
+        xc = (v[i + 1] - sr * a[i + 1] - v[i] + sl * a[i]) / (sl - sr)
+    cross = left_ok & right_ok & (xc > a[:-1]) & (xc < a[1:])
+    yc = np.where(cross, np.maximum(line_l(np.where(cross, xc, a[:-1]), i) - shift, flat),
+                  np.nan)
+    px = np.concatenate([a[:-1], a[1:], xc[cross]])
+    py = np.concatenate([y0, y1, yc[cross]])
+    ok = np.isfinite(py)
+    px, py = px[ok], py[ok]
+    o = np.lexsort((py, px))
+    px, py = px[o], py[o]
+    first = np.concatenate([[True], np.diff(px) > 0])     # the lowest value per abscissa
+    px, py = px[first], np.clip(py[first], 0.0, None)
+    py = np.minimum(py, 1.0 - px)
+    hl = lower_convex_hull(px, py)
+    lower = _curve_atoms(px[hl], py[hl])
+    return lower, upper
 
 
-def _chord_law(f: TradeOff, h: float, ka: int, kb: int) -> AtomicLaw:
-    """An upper curve of a hook-only factor: chords through points of ``f`` (convexity)."""
-    # points where the slope crosses -e^{t_k -+ h/2}: each chord's loss is close to t_k
-    t = (np.arange(ka, kb + 2, dtype=float) - 0.5) * h
-    with np.errstate(all="ignore"):
-        a = np.asarray(f._loss_sf(t), dtype=float)
-    a = np.unique(np.clip(np.concatenate([[0.0, 1.0], a[np.isfinite(a)]]), 0.0, 1.0))
-    with np.errstate(all="ignore"):
-        b = np.asarray(f._f(a), dtype=float)
-    b = np.minimum(np.where(np.isnan(b), 1.0 - a, b) + 1e-12, 1.0 - a)
-    b[-1] = 0.0
-    pl = _hull_points(a, b)
-    return AtomicLaw(*pl._atoms())
-
-
-def _hull_points(a: np.ndarray, b: np.ndarray) -> LossCurve:
-    idx = lower_convex_hull(a, b)
-    a, b = a[idx], b[idx]
+def _curve_atoms(a: np.ndarray, b: np.ndarray) -> AtomicLaw:
+    """The atoms of the convex piecewise-linear curve through (a_j, b_j) (from a = 0)."""
     da, db = np.diff(a), -np.diff(b)
-    with np.errstate(divide="ignore"):
-        u = np.log(db) - np.log(da)
-    return curve_from_atoms(np.concatenate([[np.inf], u]), np.concatenate([[0.0], da]),
-                            np.concatenate([[1.0 - b[0]], db]))
+    keep = (da > 0) | (db > 0)
+    da, db = da[keep], db[keep]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = np.where((da > 0) & (db > 0), np.log(db) - np.log(da),
+                     np.where(da > 0, -np.inf, np.inf))
+    u = np.concatenate([[np.inf], u, [-np.inf]])
+    p = np.concatenate([[0.0], da, [max(1.0 - float(a[-1]), 0.0)]])
+    q = np.concatenate([[max(1.0 - float(b[0]), 0.0)], db, [0.0]])
+    return AtomicLaw(u, p, q)

@@ -59,6 +59,31 @@ class Law:
     def quantiles(self, tol: float) -> tuple[float, float, float, float]:
         raise NotImplementedError
 
+    def _batch_key(self) -> tuple | None:
+        """Structure key of laws that :meth:`_stack` can evaluate many at once (None: not
+        batchable)."""
+        return None
+
+    @classmethod
+    def _stack(cls, laws: list[Law], seg: np.ndarray) -> Law:
+        """One law evaluating ``laws[seg[i]]`` at edge ``i`` (cells between consecutive
+        edges of different laws are meaningless and ignored by the caller)."""
+        raise NotImplementedError
+
+    def plan_atoms(self, m: int = 2048) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A coarse garbling of the law for planning only (tilts, steps, windows): the
+        cells of ``m`` cells between the quantiles at 1e-30 merged into atoms ``(loss, p,
+        q)``, with the law's atoms. Never used for a bound."""
+        ql, qh, pl, ph = self.quantiles(1e-30)
+        lo, hi = min(ql, pl), max(qh, ph)
+        u, pp, qq = np.zeros(0), np.zeros(0), np.zeros(0)
+        if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
+            e = np.linspace(lo, hi, m + 1)
+            P, Q, _, _ = self.cells(e)
+            u, pp, qq = _merged(e, P, Q)
+        ua, pa, qa = self.atoms()
+        return np.concatenate([u, ua]), np.concatenate([pp, pa]), np.concatenate([qq, qa])
+
     def excess(self, edges: np.ndarray, refs: np.ndarray) -> tuple[np.ndarray, ...]:
         r"""Cells with their excess :math:`X_i = Q_i - e^{r_i}P_i` over reference losses
         :math:`r_i`: returns ``(P, Q, EP, EQ, X, EX)`` (masses, their error bounds, the
@@ -66,6 +91,16 @@ class Law:
         can do better override it."""
         P, Q, EP, EQ = self.cells(edges)
         return (P, Q, EP, EQ) + _excess_from(P, Q, EP, EQ, refs)
+
+
+def _merged(e: np.ndarray, P: np.ndarray, Q: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cells (e_i, e_i+1] with masses P, Q merged into atoms (loss log Q/P, in the cell)."""
+    with np.errstate(all="ignore"):
+        u = np.where((P > 0) & (Q > 0), np.log(Q) - np.log(P), 0.5 * (e[:-1] + e[1:]))
+    u = np.clip(u, e[:-1], e[1:])
+    keep = (P > 0) | (Q > 0)
+    return u[keep], P[keep], Q[keep]
 
 
 def norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,6 +138,15 @@ class GaussianLaw(Law):
     def __init__(self, mu: float):
         self.mu = float(mu)
 
+    def _batch_key(self):
+        return ("G",)
+
+    @classmethod
+    def _stack(cls, laws, seg):
+        obj = cls.__new__(cls)
+        obj.mu = np.array([law.mu for law in laws])[seg]  # one per edge
+        return obj
+
     def cells(self, edges):
         m = self.mu
         with np.errstate(all="ignore"):
@@ -126,8 +170,17 @@ class LaplaceLaw(Law):
     def __init__(self, mu: float):
         self.mu = float(mu)
 
+    def _batch_key(self):
+        return ("L",)
+
+    @classmethod
+    def _stack(cls, laws, seg):
+        obj = cls.__new__(cls)
+        obj.mu = np.array([law.mu for law in laws])[seg]
+        return obj
+
     def cells(self, edges):
-        m = self.mu
+        m = self.mu[:-1] if np.ndim(self.mu) else self.mu  # per cell
         a = np.clip(edges[:-1], -m, m)
         b = np.clip(edges[1:], -m, m)
         with np.errstate(all="ignore"):
@@ -163,6 +216,16 @@ class AtomicLaw(Law):
     def atoms(self):
         return self.u, self.p, self.q
 
+    def _batch_key(self):
+        return ("A",)
+
+    @classmethod
+    def _stack(cls, laws, seg):
+        return Law()  # no continuous part: every cell is empty
+
+    def plan_atoms(self, m=2048):
+        return self.u, self.p, self.q
+
     def quantiles(self, tol):
         if self.u.size == 0:
             return 0.0, 0.0, 0.0, 0.0
@@ -188,6 +251,19 @@ class InverseLaw(Law):
         self.q_inf = base.p_ninf
         self.p_ninf = base.q_inf
 
+    def _batch_key(self):
+        k = self.base._batch_key()
+        return None if k is None else ("I", k)
+
+    @classmethod
+    def _stack(cls, laws, seg):
+        # the base is evaluated on the mirrored edges: its laws in the mirrored order
+        bases = [law.base for law in laws]
+        obj = cls.__new__(cls)
+        obj.base = type(bases[0])._stack(bases, seg[::-1])
+        obj.q_inf = obj.p_ninf = 0.0
+        return obj
+
     def cells(self, edges):
         P, Q, ep, eq = self.base.cells(-np.asarray(edges, dtype=float)[::-1])
         return Q[::-1], P[::-1], eq[::-1], ep[::-1]
@@ -209,9 +285,19 @@ class InverseLaw(Law):
         ql, qh, pl, ph = self.base.quantiles(tol)
         return -ph, -pl, -qh, -ql
 
+    def plan_atoms(self, m=2048):
+        b = self.base.plan_atoms(m)
+        if b is None:
+            return None
+        u, p, q = b
+        return -u, q, p
+
 
 class GenericLaw(Law):
     """A factor known only through its hooks (``_hockey``, ``_f``, ``_loss_sf``)."""
+
+    def plan_atoms(self, m=2048):
+        return None  # planned from its lattice envelope (gdp.engine.numeric)
 
     def __init__(self, f: TradeOff):
         self.f = f

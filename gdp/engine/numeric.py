@@ -1,12 +1,32 @@
-r"""The numeric composition engine: plan the lattice, discretise, compose, wrap the result.
+r"""The numeric composition engine: plan the frames, discretise, compose, answer.
 
-:func:`compose_numeric` composes groups ``[(f, n), ...]`` of factors: it chooses the lattice
-step from the requested accuracy and the variance of the composed loss, the window from
-Chernoff bounds at the requested tail mass, discretises every factor on both sides
-(:mod:`gdp.engine.lattice`), composes them (:mod:`gdp.engine.fourier`) and returns a
-:class:`~gdp.engine.result.Composition`. :func:`compose_numeric_two_orders` does the same for
-mechanisms known by one curve per order of the neighbours (composed separately, symmetrised at
-the end).
+:class:`_Engine` holds the factors ``[(f, n), ...]`` of a composition and answers each
+question in a frame chosen for it (:mod:`gdp.engine.fourier`, :mod:`gdp.engine.frames`):
+
+1. *Tilt.* For ε at δ, the tilt :math:`\lambda^*` minimises the moment bound
+   :math:`\varepsilon \le (K(\lambda) + c(\lambda) - \log(\delta - Q[S=\infty]))/\lambda`,
+   :math:`c(\lambda) = \lambda\log\lambda - (1+\lambda)\log(1+\lambda)` (from :math:`(1 -
+   e^{-u})_+ \le e^{\lambda u}\lambda^\lambda/(1+\lambda)^{1+\lambda}`); for δ at ε it
+   minimises :math:`K(\lambda) - \lambda\varepsilon + c(\lambda)`. There the tilted law is
+   centred at the answer and the answer's round-off is relative to it.
+2. *Step.* Connect-the-dots spreads each factor's loss by a two-point variable of variance
+   at most :math:`h^2/4` (about :math:`h^2/6` on average); in the tilted frame the composed
+   spread :math:`W \approx N_f h^2/6` (:math:`N_f` factors) shifts ε by about
+   :math:`\lambda^* W` (for a Gaussian loss :math:`\mu^2 \mapsto \mu^2 + W` moves ε by
+   :math:`W(z + \mu)/2\mu \approx \lambda^* W`). The step solves :math:`\lambda^* W =
+   \mathrm{rtol}\cdot\max(\varepsilon, 1/\lambda^*)/2`, on a grid :math:`h_0 2^{j/4}` (so
+   that nearby questions share a frame), capped by the tilted spread. This is a heuristic
+   for accuracy only: every answer is sound whatever the step, and the other side of the
+   bracket reports how close it is.
+3. *Frame.* The factors' lattice laws (one discretisation serves both orders, see
+   :mod:`gdp.engine.lattice`) are tilted and composed on the window where the tilted law
+   lives (Chernoff, tilted mass :math:`10^{-16}` outside); the profile and its inversion
+   follow with every allowance charged (:mod:`gdp.engine.frames`).
+
+Each answer depends only on the question (no state carries from one question to the next),
+so answers are reproducible bit for bit whatever was asked before; frames are cached.
+The curves ``lower``/``upper`` come from the untilted frame (:math:`\lambda = 0`, window at
+``tail_mass``).
 
 Imports: the ground floor, :mod:`gdp.core` and the modules of :mod:`gdp.engine` below it.
 """
@@ -14,33 +34,34 @@ Imports: the ground floor, :mod:`gdp.core` and the modules of :mod:`gdp.engine` 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._numerics import EPS
 from .._validation import check_int
 from ..core.tradeoff import Bracketed, TradeOff
+from .batch import _disc_opt_batch, _disc_pess_batch, _plan_batch
 from .curves import LossCurve, _finish, _inv_label, hull_min_curves
-from .fourier import _LAM_MULT, _chernoff, _compose_lats, _log_mgf, _moments, _Result
-from .lattice import _disc_opt, _disc_pess, _Lat
+from .fourier import _KGF, _compose, _increasing_root, _tails, _tilt_many, _window
+from .frames import _Frame
+from .lattice import _disc_opt, _disc_pess, _Lat, _sampled_laws
 from .laws import GenericLaw, Law, law_of
-from .result import (
-    Composition,
-    GridInfo,
-    LazyCurve,
-    _Combine,
-    _CurveProfile,
-    _LazyProfile,
-    _MGFProfile,
-)
+from .result import Composition, GridInfo, LazyCurve, _Combine
 from .settings import Accuracy
 
 __all__ = ["compose_numeric", "compose_numeric_two_orders"]
 
+_LOG_ETA = math.log(1e-8)    # tilted mass outside a frame's window (each end)
+_LOG_ETA_WIDE = math.log(1e-30)  # ... for the second frame of rare-event questions
+_STEPS_PER_OCTAVE = 4        # grid of lattice steps h0 * 2**(j/4)
+_TILTS_PER_OCTAVE = 8        # grid of tilts 2**(j/8)
+
+
 # ---------------------------------------------------------------------------
-# the engine
+# factors
 # ---------------------------------------------------------------------------
 @dataclass(slots=True)
 class _Factor:
@@ -49,47 +70,38 @@ class _Factor:
     n: int
 
 
+def _side_law(f: TradeOff, side: int) -> Law:
+    """The law of ``f``, or for a curve known only by its values the atomic law of its
+    lower (``side=0``) or upper (1) piecewise-linear bound."""
+    law = law_of(f)
+    if isinstance(law, GenericLaw):
+        return _sampled_laws(f)[side]
+    return law
+
+
 def _factors(groups: Sequence[tuple[TradeOff, int]]) -> list[_Factor]:
     out = []
     for f, n in groups:
         if isinstance(f, Bracketed):
-            out.append(_Factor(law_of(f.lower), law_of(f.upper), n))
+            out.append(_Factor(_side_law(f.lower, 0), _side_law(f.upper, 1), n))
         else:
             law = law_of(f)
-            out.append(_Factor(law, law, n))
+            if isinstance(law, GenericLaw):
+                lo, up = _sampled_laws(f)
+                out.append(_Factor(lo, up, n))
+            else:
+                out.append(_Factor(law, law, n))
     return out
 
 
-def _plan_h(factors: list[_Factor], acc: Accuracy) -> tuple[float, float, float]:
-    """Lattice step from the requested accuracy; also the composed Q-mean and variance."""
-    mean = var = 0.0
-    k = 0
-    for fa in factors:
-        m, v = _moments(fa.pess)
-        mean += fa.n * m
-        var += fa.n * v
-        k += fa.n
-    if acc.grid_step is not None:
-        return acc.grid_step, mean, var
-    if var <= 0.0 or k == 0:
-        return 1e-2, mean, var
-    h = float(min(math.sqrt(8.0 * acc.rtol * var / k), 0.05 * math.sqrt(var), 0.5))
-    # one atomic factor (the usual f ** n): make the spacing of its two heaviest atoms a
-    # multiple of h, so that with the lattice offset both sit on lattice points
-    atomic = [fa for fa in factors if fa.pess.atoms()[0].size >= 2]
-    if len(atomic) == 1:
-        u, p, q = atomic[0].pess.atoms()
-        i, j = int(np.argmax(q)), int(np.argmax(p))
-        gap = abs(float(u[i] - u[j]))
-        if gap > 0 and gap / h < 1e7:
-            h = gap / math.ceil(gap / h - 1e-9)
-    return h, mean, var
+def _plan_atoms(law: Law, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Planning atoms (losses, Q-masses) of a factor's law."""
+    at = law.plan_atoms(m)
+    return at[0], at[2]
 
 
 def _offset(law: Law, h: float) -> float:
     """A lattice offset in [0, h) putting the heaviest atom of the Q-law on the lattice."""
-    if isinstance(law, GenericLaw):
-        return 0.0
     u, _, q = law.atoms()
     if u.size == 0 or not np.any(q > 0):
         return 0.0
@@ -97,15 +109,29 @@ def _offset(law: Law, h: float) -> float:
     return us - math.floor(us / h) * h
 
 
-def _factor_window(law: Law, h: float, tol: float, cap: int,
-                   off: float = 0.0) -> tuple[int, int]:
-    ql, qh, _, _ = law.quantiles(tol)
-    ql, qh = ql - off, qh - off
-    if not np.isfinite(ql):
-        ql = qh - 50.0 if np.isfinite(qh) else -50.0
-    if not np.isfinite(qh):
-        qh = ql + 50.0
-    ka, kb = int(math.floor(ql / h)), int(math.ceil(qh / h))
+def _factor_window(law: Law, h: float, tol: float, cap: int, off: float = 0.0,
+                   order: int = 0) -> tuple[int, int]:
+    """Lattice indices covering the factor's Q-law (``order=1``: the mass truncated above
+    is charged to the forward order's +inf), its P-law (``order=-1``: the inverse order's
+    Q-law) or both (0), up to ``tol`` at each end."""
+    ql, qh, pl, ph = law.quantiles(tol)
+    lo, hi = {1: (ql, qh), -1: (pl, ph)}.get(order, (min(ql, pl), max(qh, ph)))
+    if hi < lo:
+        lo, hi = min(ql, pl), max(qh, ph)
+    return _window_of((lo, hi, lo, hi), h, cap, off)
+
+
+def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
+               off: float) -> tuple[int, int]:
+    """Lattice indices covering a factor's Q-law between its quantiles ``qs``."""
+    ql, qh, pl, ph = qs
+    lo, hi = (ql, qh) if qh >= ql else (min(ql, pl), max(qh, ph))
+    lo, hi = lo - off, hi - off
+    if not np.isfinite(lo):
+        lo = hi - 50.0 if np.isfinite(hi) else -50.0
+    if not np.isfinite(hi):
+        hi = lo + 50.0
+    ka, kb = int(math.floor(lo / h)), int(math.ceil(hi / h))
     if kb - ka + 1 > cap:
         raise ValueError(
             f"the lattice for one factor needs {kb - ka + 1} points, more than "
@@ -114,109 +140,523 @@ def _factor_window(law: Law, h: float, tol: float, cap: int,
     return ka, max(kb, ka)
 
 
-def _discretise(factors: list[_Factor], h: float, acc: Accuracy, side: str
-                ) -> list[tuple[_Lat, int]]:
-    k = sum(fa.n for fa in factors)
-    tol = acc.tail_mass / max(k, 1) * 1e-3
-    out = []
-    for fa in factors:
-        law = fa.pess if side == "pess" else fa.opt
-        off = _offset(law, h)
-        ka, kb = _factor_window(fa.pess, h, tol, acc.max_points, off)
-        if side == "opt" and fa.opt is not fa.pess:
-            ka2, kb2 = _factor_window(fa.opt, h, tol, acc.max_points, off)
-            ka, kb = min(ka, ka2), max(kb, kb2)
-        lat = _disc_pess(law, h, ka, kb, off) if side == "pess" else \
-            _disc_opt(law, h, ka, kb, off)
-        out.append((lat, fa.n))
-    return out
+def _c(lam: float) -> tuple[float, float, float]:
+    """c(lam) = lam log lam - (1 + lam) log(1 + lam) and its first two derivatives."""
+    return (lam * math.log(lam) - (1.0 + lam) * math.log1p(lam),
+            math.log(lam) - math.log1p(lam), 1.0 / (lam * (1.0 + lam)))
 
 
-def _K_of(lats: list[tuple[_Lat, int]], h: float) -> Callable[[np.ndarray], np.ndarray]:
-    def K(lams: np.ndarray) -> np.ndarray:
-        lams = np.asarray(lams, dtype=float)
-        tot = np.zeros(lams.shape)
-        for lat, n in lats:
-            tot = tot + n * _log_mgf(lat, h, lams)
-        return tot
-    return K
+def _quantise(x: float, unit: float, per_octave: int, down: bool = True) -> float:
+    j = math.log2(x / unit) * per_octave
+    j = math.floor(j + 1e-9) if down else round(j)
+    return unit * 2.0 ** (j / per_octave)
 
 
-def _lam_table(K: Callable[[np.ndarray], np.ndarray], var: float, h: float,
-               acc: Accuracy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """λ grid around the Gaussian Chernoff optimum z/sd and K(±λ) on it."""
-    sd = math.sqrt(max(var, h * h))
-    z = math.sqrt(-2.0 * math.log(acc.tail_mass))
-    lams = _LAM_MULT * z / sd
-    kk = K(np.concatenate([lams, -lams]))
-    return lams, kk[: lams.size], kk[lams.size:]
+# ---------------------------------------------------------------------------
+# the engine
+# ---------------------------------------------------------------------------
+class _Engine:
+    """The planner and frame cache of one composition: both orders (order 1 composes the
+    factors, order -1 their inverses), both sides."""
 
+    def __init__(self, groups: Sequence[tuple[TradeOff, int]], acc: Accuracy):
+        self.acc = acc
+        self.groups = list(groups)
+        self._factors: dict[int, list[_Factor]] = {1: _factors(self.groups)}
+        self.ntot = sum(n for _, n in self.groups)
+        self._lats: dict[Any, list[tuple[_Lat, int]]] = {}
+        self._kgfs: dict[Any, _KGF] = {}
+        self._frames: dict[Any, _Frame] = {}
+        self._curves: dict[Any, LossCurve] = {}
+        self._memo: dict[Any, Any] = {}
+        self._plans: dict[int, tuple[_KGF, list]] = {}
+        self.tol = acc.tail_mass / max(self.ntot, 1) * 1e-3
+        self.var = float(self.plan_kgf(1)(np.array([0.0]))[2][0])
+        # one atomic factor (the usual f ** n): steps that make the spacing of its two
+        # heaviest atoms a multiple of h (both then sit on the lattice, with its offset)
+        self.gap = 0.0
+        atomic = [fa for fa in self._factors[1] if fa.pess.atoms()[0].size >= 2]
+        if len(atomic) == 1:
+            u, p, q = atomic[0].pess.atoms()
+            self.gap = abs(float(u[int(np.argmax(q))] - u[int(np.argmax(p))]))
+        self.h0 = self._base_step()
 
-def _window(lams: np.ndarray, Kp: np.ndarray, Km: np.ndarray, h: float,
-            acc: Accuracy, off: float) -> tuple[int, int]:
-    """Lattice window [KA, KB] (losses k h + off) whose Chernoff tail bounds are at most
-    ``tail_mass``."""
-    logtol = math.log(acc.tail_mass)
-    with np.errstate(all="ignore"):
-        B = float(np.min((Kp - logtol) / lams))
-        A = float(np.max((logtol - Km) / lams))
-    if not (np.isfinite(A) and np.isfinite(B)):
-        raise ValueError("could not bound the tails of the composed privacy loss "
-                         "(non-finite moment generating function)")
-    return int(math.floor((A - off) / h)), int(math.ceil((B - off) / h))
+    def factors(self, order: int) -> list[_Factor]:
+        """The factors of one order (a symmetric factor is the same in both)."""
+        if order not in self._factors:
+            base = self._factors[1]
+            self._factors[order] = [fa if f.is_symmetric else _factors([(f.inverse(), n)])[0]
+                                    for fa, (f, n) in zip(base, self.groups, strict=True)]
+        return self._factors[order]
 
+    def _quantiles(self, law: Law, tol: float | None = None
+                   ) -> tuple[float, float, float, float]:
+        tol = self.tol if tol is None else tol
+        key = ("q", id(law), tol)
+        if key not in self._memo:
+            self._memo[key] = law.quantiles(tol)
+        return self._memo[key]
 
-def _run(factors: list[_Factor], h: float, mean: float, var: float, acc: Accuracy,
-         side: str, window: tuple[float, int] | None = None
-         ) -> tuple[_Result, Callable[[np.ndarray], np.ndarray]]:
-    """One side of one order: discretise, compose on the window (``(A, N)``: losses from
-    about A, N points; chosen from Chernoff bounds when not given)."""
-    from scipy import fft as sfft  # loaded on first use (import time)
+    def _upper_tol(self, order: int, beta: float) -> float:
+        """Tail mass truncated above each factor (charged to +inf): ``tol`` for the
+        untilted frame (curves); in a frame of tilt ``beta`` at most 1e-4 of the δ the
+        frame answers (about exp(K - beta K'), the moment bound at its centre) over the
+        factors, so the charge stays a 1e-4 relative part of the answer."""
+        if beta <= 0:
+            return self.tol
+        K, K1, _ = self.plan_kgf(order)(np.array([beta]))
+        lam = beta
+        ld = float(K[0]) - lam * float(K1[0]) + lam * math.log(lam) - (1 + lam) * math.log1p(lam)
+        ld = min(ld, 0.0)
+        tol = 1e-4 * math.exp(ld) / max(self.ntot, 1)
+        return min(max(tol, self.tol), 1e-12 / max(self.ntot, 1))
 
-    lats = _discretise(factors, h, acc, side)
-    K = _K_of(lats, h)
-    off = math.fsum(n * lat.off for lat, n in lats)
-    lams, Kp, Km = _lam_table(K, var, h, acc)
-    if window is None:
-        KA, KB = _window(lams, Kp, Km, h, acc, off)
-        n = KB - KA + 1
-        N = sfft.next_fast_len(max(n, 16), real=True)
-        if N > acc.max_points:
+    def _off(self, law: Law, h: float) -> float:
+        key = ("o", id(law), h)
+        if key not in self._memo:
+            self._memo[key] = _offset(law, h)
+        return self._memo[key]
+
+    def plan_kgf(self, order: int) -> _KGF:
+        """Cumulant generating function of a coarse garbling of the composed law, for
+        planning only (tilts, steps, windows; never for a bound)."""
+        if order not in self._plans:
+            fs = self.factors(order)
+            m = 2048 if len(fs) <= 16 else (256 if len(fs) <= 128 else 64)
+            atoms: list[Any] = [None] * len(fs)
+            groups: dict[Any, list[int]] = {}
+            for i, fa in enumerate(fs):
+                key = ("plan", id(fa.pess), m)
+                if key in self._memo:
+                    atoms[i] = self._memo[key]
+                    continue
+                bk = fa.pess._batch_key()
+                if bk is not None:
+                    groups.setdefault(bk, []).append(i)
+            for idx in groups.values():
+                if len(idx) < 4:
+                    continue
+                for i, at in zip(idx, _plan_batch([fs[i].pess for i in idx], m), strict=True):
+                    atoms[i] = (at[0], at[2])
+            for i, fa in enumerate(fs):
+                if atoms[i] is None:
+                    atoms[i] = _plan_atoms(fa.pess, m)
+                self._memo[("plan", id(fa.pess), m)] = atoms[i]
+            parts = [(*atoms[i], fa.n) for i, fa in enumerate(fs)]
+            self._plans[order] = (_KGF.of_atoms(parts), parts)
+        return self._plans[order][0]
+
+    def law_q_inf(self, order: int) -> float:
+        """Q[S = +inf] of the composed true law (from the factors' masses at +inf)."""
+        lq = 0.0
+        for fa in self.factors(order):
+            qi = fa.pess.q_inf
+            lq += fa.n * math.log1p(-min(qi, 1.0)) if qi < 1 else -math.inf
+        return -math.expm1(lq) if math.isfinite(lq) else 1.0
+
+    # -- steps --------------------------------------------------------------
+    def _base_step(self) -> float:
+        acc = self.acc
+        if acc.grid_step is not None:
+            return acc.grid_step
+        var, k = self.var, max(self.ntot, 1)
+        wmax = 1.0
+        for fa in self._factors[1]:
+            ql, qh, pl, ph = fa.pess.quantiles(self.tol)
+            for w in (qh - ql, ph - pl):
+                wmax = max(wmax if wmax != 1.0 else 0.0, w if math.isfinite(w) else 100.0)
+        if var <= 0.0:
+            h = 1e-2
+        else:
+            h = min(math.sqrt(3.0 * acc.rtol * var / k), 0.05 * math.sqrt(var), 0.5)
+        # the factor lattices stay below 2**18 points
+        h = max(h, wmax / (1 << 18))
+        return self._align(h)
+
+    def _align(self, h: float) -> float:
+        if self.gap > 0 and self.gap / h < 1e7:
+            return self.gap / math.ceil(self.gap / h - 1e-9)
+        return h
+
+    def step_for(self, lam: float, eps: float, sd: float) -> float:
+        """Lattice step for a question answered at tilt ``lam`` near ``eps``."""
+        if self.acc.grid_step is not None:
+            return self.acc.grid_step
+        # connect-the-dots moves each factor's tilted cumulant generating function by
+        # about (c0 + c1 lam) h^2 (the mean shift, and the curvature at the tilt), which
+        # moves the answer by about that times n / lam' with lam' ~ lam + 1 ... so eps
+        # errs by O(n (1 + lam) h^2 / lam')/12: h^2 ~ 12 c rtol eps / (n (1 + lam))
+        scale = max(eps, 1.0 / (lam + 1.0))
+        h = math.sqrt(2.0 * self.acc.rtol * scale / ((lam + 1.0) * max(self.ntot, 1)))
+        h = min(h, 0.25 * sd, 0.5)
+        # the frame's window spans about 16 tilted spreads: at most about 2**20 points
+        # (a question far in the bulk, e.g. δ at an ε far below the mean, needs no more)
+        h = max(h, 16.0 * sd / 2.0 ** 20)
+        if not h > 0 or not math.isfinite(h):
+            h = self.h0
+        h = max(h, self.h0 / 2.0 ** 12)
+        return self._align(_quantise(h, self.h0, _STEPS_PER_OCTAVE))
+
+    # -- discretisation -----------------------------------------------------
+    def _windows(self, h: float, order: int, beta: float, cap: int | None = None
+                 ) -> tuple[tuple[int, int], ...]:
+        """Each factor's lattice window for one order: its Q-law between the quantiles at
+        ``tol`` (above, the truncated mass is charged to +inf); in a tilted frame the lower
+        end rises to where the factor's tilted mass below is under 1e-20 / (factors)
+        (below, the lower tail's Q-mass sits on the lowest point: sound, and negligible
+        in the frame)."""
+        mkey = ("w", h, order, beta)
+        if mkey in self._memo:
+            return self._memo[mkey]
+        cap = self.acc.max_points if cap is None else min(cap, self.acc.max_points)
+        out = []
+        cuts = self._tilted_lower(order, beta) if beta > 0 else None
+        tol = self._upper_tol(order, beta)
+        for i, fa in enumerate(self.factors(order)):
+            off = self._off(fa.pess, h)
+            # (the other side uses the same windows: what it drops outside only lowers it)
+            ka, kb = _window_of(self._quantiles(fa.pess, tol), h, cap, off)
+            if cuts is not None and math.isfinite(cuts[i]):
+                ka = min(max(ka, int(math.floor((cuts[i] - off) / h)) - 1), kb)
+            out.append((ka, kb))
+        self._memo[mkey] = tuple(out)
+        return self._memo[mkey]
+
+    def _tilted_lower(self, order: int, beta: float) -> list[float]:
+        """Per factor, a loss below which its tilted mass (tilt ``beta``, from the planning
+        atoms) is under 1e-20 / (factors); all factors at once."""
+        t, lq, starts, seg = self._sorted_plan(order)
+        F = starts.size
+        if t.size == 0:
+            return [-math.inf] * F
+        w = lq + beta * t
+        m = np.maximum.reduceat(w, starts)
+        e = np.exp(w - m[seg])
+        c = np.cumsum(e)
+        base = np.concatenate([[0.0], c[starts[1:] - 1]])
+        cs = c - base[seg]
+        totals = cs[np.concatenate([starts[1:] - 1, [t.size - 1]])]
+        key = seg + cs / totals[seg]                       # increasing across segments
+        cut = 1e-20 / max(self.ntot, 1)
+        j = np.searchsorted(key, np.arange(F) + cut, side="right")
+        ok = j > starts
+        return [float(t[jj - 1]) if o else -math.inf for jj, o in zip(j, ok, strict=True)]
+
+    def _sorted_plan(self, order: int) -> tuple[np.ndarray, ...]:
+        """The planning atoms of all factors sorted within each factor (losses, log
+        Q-masses, segment starts, segment of each atom)."""
+        key = ("sorted", order)
+        if key not in self._memo:
+            self.plan_kgf(order)
+            ts, ls, lens = [], [], []
+            for t, q, _ in self._plans[order][1]:
+                keep = (q > 0) & np.isfinite(t)
+                t, q = t[keep], q[keep]
+                if t.size == 0:  # keep the segment: one atom of no weight
+                    t, q = np.zeros(1), np.full(1, 1e-300)
+                o = np.argsort(t, kind="stable")
+                ts.append(t[o])
+                ls.append(np.log(q[o]))
+                lens.append(t.size)
+            starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+            seg = np.repeat(np.arange(len(lens)), lens)
+            self._memo[key] = (np.concatenate(ts), np.concatenate(ls), starts, seg)
+        return self._memo[key]
+
+    def lats(self, side: str, h: float, order: int, beta: float = 0.0
+             ) -> list[tuple[_Lat, int]]:
+        """The factors of one order discretised on one side (windows per
+        :meth:`_windows`; the planning lattice ``h0`` is untilted)."""
+        wins = self._windows(h, order, beta)
+        key = (side, h, order, wins)
+        if key not in self._lats:
+            fs = self.factors(order)
+            lats: list[_Lat | None] = [None] * len(fs)
+            # factors of one structure are discretised together (long lists)
+            groups: dict[Any, list[int]] = {}
+            for i, fa in enumerate(fs):
+                law = fa.pess if side == "pess" else fa.opt
+                bk = law._batch_key()
+                if bk is not None:
+                    groups.setdefault(bk, []).append(i)
+            for idx in groups.values():
+                if len(idx) < 4:
+                    continue
+                ls = [fs[i].pess if side == "pess" else fs[i].opt for i in idx]
+                fn = _disc_pess_batch if side == "pess" else _disc_opt_batch
+                res = fn(ls, h, [wins[i] for i in idx], [self._off(law, h) for law in ls])
+                for i, lat in zip(idx, res, strict=True):
+                    lats[i] = lat
+            for i, (fa, (ka, kb)) in enumerate(zip(fs, wins, strict=True)):
+                if lats[i] is not None:
+                    continue
+                if side == "pess":
+                    lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h))
+                else:
+                    lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h))
+            self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]
+        return self._lats[key]
+
+    def kgf(self, side: str, h: float, order: int, beta: float = 0.0) -> _KGF:
+        lats = self.lats(side, h, order, beta)
+        key = id(lats)
+        if key not in self._kgfs:
+            self._kgfs[key] = _KGF(lats, h)
+        return self._kgfs[key]
+
+    def q_infinity(self, side: str, h: float, order: int, beta: float = 0.0) -> float:
+        """Q[S = +inf] of the composed lattice law, rounded to the side."""
+        lq = 0.0
+        for lat, n in self.lats(side, h, order, beta):
+            lq += n * math.log1p(-min(lat.q_inf, 1.0)) if lat.q_inf < 1 else -math.inf
+        qi = -math.expm1(lq) if math.isfinite(lq) else 1.0
+        f = 1.0 + 8 * EPS * (self.ntot + 2) if side == "pess" else 1.0 - 8 * EPS * (
+            self.ntot + 2)
+        return min(qi * f, 1.0)
+
+    # -- tilts --------------------------------------------------------------
+    def plan(self, order: int, kind: str, x: float) -> tuple[float, float] | None:
+        """(h, lam) of the frame answering ε at δ = x (``kind='eps'``) or δ at ε = x
+        (``kind='delta'``) for one order; None when the answer needs no frame."""
+        h = self.h0
+        kgf = self.plan_kgf(order)
+        if kgf.empty:
+            return None
+
+        def F(lam: float) -> tuple[float, float, float]:
+            K, K1, K2 = kgf(np.array([lam]))
+            return float(K[0]), float(K1[0]), float(K2[0])
+
+        qi = self.law_q_inf(order)
+        _, _, v0 = F(0.0)
+        sd0 = math.sqrt(max(v0, h * h))
+        lo, hi = 1e-8 / sd0, max(1e8 / sd0, 1e4)
+        if kind == "eps":
+            room = x - qi
+            if not room > 0:
+                return None
+            lr = math.log(room)
+
+            def G(lam: float) -> tuple[float, float]:
+                K, K1, K2 = F(lam)
+                c, c1, c2 = _c(lam)
+                return lam * (K1 + c1) - (K + c - lr), lam * (K2 + c2)
+
+            guess = math.sqrt(max(-2.0 * lr, 1.0)) / sd0
+            lam = _increasing_root(G, lo, hi, guess, 1e-4)
+            K, K1, K2 = F(lam)
+            eps = (K + _c(lam)[0] - lr) / lam
+        else:
+            if x >= kgf.tmax + 4 * EPS * (1.0 + abs(kgf.tmax)) + 1e-9 * (1.0 + abs(x)):
+                return None
+
+            def G(lam: float) -> tuple[float, float]:
+                K, K1, K2 = F(lam)
+                c, c1, c2 = _c(lam)
+                return K1 + c1 - x, K2 + c2
+
+            lam = _increasing_root(G, lo, hi, 1.0 / sd0, 1e-4)
+            K, K1, K2 = F(lam)
+            eps = x
+        sd = math.sqrt(max(K2, 0.0))
+        hq = self.step_for(lam, max(eps, 0.0), sd if sd > 0 else sd0)
+        self._memo[("plan-eps", order, kind, x)] = (eps, sd if sd > 0 else sd0)
+        lam_q = _quantise(lam, 1.0, _TILTS_PER_OCTAVE, down=False)
+        if self.acc.grid_step is None:
+            # no factor's lattice over 2**21 points: coarser steps where the rule's step
+            # would need more (far tails of a factor at a tiny tolerance)
+            for _ in range(64):
+                try:
+                    self._windows(hq, order, lam_q, cap=1 << 21)
+                    break
+                except ValueError:
+                    hq = self._align(_quantise(2.0 * hq, self.h0, _STEPS_PER_OCTAVE))
+        return hq, lam_q
+
+    # -- frames -------------------------------------------------------------
+    def frame(self, side: str, order: int, h: float, lam: float, log_eta: float = _LOG_ETA
+              ) -> _Frame:
+        key = (side, order, h, lam, log_eta)
+        if key in self._frames:
+            return self._frames[key]
+        hs = h
+        if side == "opt" and len(self.groups) <= 16 and \
+                any(lat.atomic for lat, _ in self.lats("opt", h, order, lam)):
+            # atoms off the lattice make the bound first order there: a finer lattice
+            hs = _quantise(h / 4.0, self.h0, _STEPS_PER_OCTAVE) if self.gap == 0 else \
+                self._align(h / 4.0)
+        lats = self.lats(side, hs, order, lam)
+        off = math.fsum(n * lat.off for lat, n in lats)
+        pk = self.plan_kgf(order)
+        bd = _window(pk, lam, log_eta, h)
+        tiny = 1e-9 * (1.0 + abs(pk.tmax) + abs(pk.tmin))
+        reach_hi, reach_lo = bd.B >= pk.tmax - tiny, bd.A <= pk.tmin + tiny
+        kl = self.kgf(side, hs, order, lam)
+        # the planning law is a coarse garbling: its tilted mean and spread err by a small
+        # relative amount per factor, which long compositions multiply (as do the two
+        # sides' discretisation errors); where they are off by a quarter of the spread the
+        # window comes from this side's lattice law itself (whose tails are bounded)
+        (kp,), (mp,), (vp,) = pk(np.array([lam]))
+        (kq,), (ml,), (vl,) = kl(np.array([lam]))
+        if all(math.isfinite(v) for v in (kp, mp, vp, kq, ml, vl)) and vp > 0 and vl > 0 \
+                and (abs(ml - mp) > 0.25 * math.sqrt(vl) or not 0.64 < vl / vp < 1.5625):
+            bd = _window(kl, lam, log_eta, hs)
+            reach_hi = bd.B >= kl.tmax - tiny
+            reach_lo = bd.A <= kl.tmin + tiny
+        # where the planning window reached an end of the support, or came within a
+        # quarter of its width (or 64 steps) of it, the lattice's end (no tail bound then)
+        near = max(0.25 * (bd.B - bd.A), 64.0 * hs)
+        reach_hi = reach_hi or kl.tmax - bd.B <= near
+        reach_lo = reach_lo or bd.A - kl.tmin <= near
+        if reach_hi:
+            bd.B = max(bd.B, kl.tmax)
+        if reach_lo:
+            bd.A = min(bd.A, kl.tmin)
+        bd.A, bd.B = max(bd.A, kl.tmin), min(bd.B, kl.tmax)
+        KA = int(math.floor((bd.A - off) / hs + 1e-9))
+        KB = int(math.ceil((bd.B - off) / hs - 1e-9))
+        from scipy import fft as sfft  # loaded on first use (import time)
+
+        N = sfft.next_fast_len(max(KB - KA + 1, 16), real=True)
+        if N > self.acc.max_points:
             raise ValueError(
-                f"the composition needs a lattice of {N} points (step {h:.3g}, window "
-                f"[{KA * h + off:.4g}, {KB * h + off:.4g}]), more than "
-                f"max_points={acc.max_points}; pass a larger `rtol` or `grid_step`, or "
-                "raise `max_points`")
-    else:
-        A, N = window
-        KA = int(math.floor((A - off) / h))
-    c, q_inf, rel, tau, shift = _compose_lats(lats, KA, N)
-    lhi, llo = _chernoff(Kp, Km, lams, KA * h + off, (KA + N - 1) * h + off)
-    res = _Result(h, KA, c, q_inf, rel, tau, math.exp(min(lhi, 0.0)), math.exp(min(llo, 0.0)),
-                  off, shift)
-    return res, K
+                f"the composition needs a lattice of {N} points (step {hs:.3g}, window "
+                f"[{KA * hs + off:.4g}, {KB * hs + off:.4g}]), more than "
+                f"max_points={self.acc.max_points}; pass a larger `rtol` or `grid_step`, "
+                "or raise `max_points`")
+        items = list(zip(_tilt_many([lat for lat, _ in lats], lam, hs),
+                         [n for _, n in lats], strict=True))
+        comp = _compose(items, KA, N)
+        t = (KA + np.arange(N)).astype(float) * hs + off
+        kgf_s = kl
+        til_hi, til_lo, q_hi, q_lo = _tails(kgf_s, lam, bd, float(t[0]), float(t[-1]))
+        shift = math.fsum(n * lat.shift for lat, n in lats)
+        qi = self.q_infinity(side, hs, order, lam)
+        with np.errstate(divide="ignore"):
+            lc = np.log(comp.c)
+        if side == "pess":
+            fr = _Frame(t, lc, lam, comp.K, comp.rel_up, comp.tau_up, shift, qi, q_hi, q_lo,
+                        True)
+        else:
+            fr = _Frame(t, lc, lam, comp.K, comp.rel_lo,
+                        comp.tau_lo + (til_hi + til_lo) * (1.0 + comp.rel_up), shift, qi,
+                        sound=False)
+        self._frames[key] = fr
+        return fr
+
+    # -- answers ------------------------------------------------------------
+    def answer(self, side: str, order: int, kind: str, x: np.ndarray) -> np.ndarray:
+        """This side's ε(δ) (``kind='eps'``) or δ(ε) (``kind='delta'``), vectorised."""
+        x = np.asarray(x, dtype=float)
+        flat = x.reshape(-1)
+        out = np.empty(flat.shape)
+        groups: dict[Any, list[int]] = {}
+        for i, v in enumerate(flat.tolist()):
+            groups.setdefault(self._plan_key(order, kind, v), []).append(i)
+        for key, idx in groups.items():
+            ii = np.array(idx)
+            if key[0] == "trivial":
+                out[ii] = self._trivial(side, order, kind, flat[ii])
+                continue
+            h, lam = key
+            fr = self.frame(side, order, h, lam)
+            v = fr.epsilon(flat[ii]) if kind == "eps" else fr.delta(flat[ii])
+            # the window holds all but 1e-8 of the tilted mass; where the moment bound is
+            # far above the truth (rare events: small p T, tiny δ) the untilted mass above
+            # it can exceed the δ asked; then a frame with a window at 1e-30 as well, and
+            # the better of the two (both bounds on this side)
+            ref = np.min(flat[ii]) if kind == "eps" else float(np.min(v))
+            if side == "pess" and fr.m_hi > 1e-3 * ref:
+                fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
+                v2 = fr2.epsilon(flat[ii]) if kind == "eps" else fr2.delta(flat[ii])
+                v = np.minimum(v, v2)
+            if kind == "eps":
+                v = self._refine_step(side, order, h, lam, flat[ii], v)
+            out[ii] = v
+        return out.reshape(x.shape)
+
+    def _refine_step(self, side: str, order: int, h: float, lam: float, x: np.ndarray,
+                     v: np.ndarray) -> np.ndarray:
+        """Where the moment bound that chose the step was far above the answer (rare
+        events: the tilted law is bimodal and the bound can be 100 times the truth), the
+        step the rule gives at the answer found, and the better of the two answers (each
+        is a bound on its side; the question alone decides, value by value)."""
+        v = v.copy()
+        for j, (xj, vj) in enumerate(zip(x.tolist(), v.tolist(), strict=True)):
+            info = self._memo.get(("plan-eps", order, "eps", xj))
+            if info is None or not (math.isfinite(vj) and 0.0 < vj < 0.25 * info[0]):
+                continue
+            h2 = self.step_for(lam, vj, info[1])
+            if not h2 < 0.7 * h:
+                continue
+            try:
+                fr2 = self.frame(side, order, h2, lam)
+            except ValueError:
+                continue
+            w = float(fr2.epsilon(np.array([xj]))[0])
+            v[j] = min(vj, w) if side == "pess" else max(vj, w)
+        return v
+
+    def _plan_key(self, order: int, kind: str, v: float) -> Any:
+        if kind == "eps" and v >= 1.0:
+            return ("trivial",)
+        if kind == "delta" and math.isinf(v):
+            return ("trivial",)
+        p = self.plan(order, kind, v)
+        return ("trivial",) if p is None else p
+
+    def _trivial(self, side: str, order: int, kind: str, x: np.ndarray) -> np.ndarray:
+        """Answers without a frame: ε = 0 at δ ≥ 1; ε = inf below the mass at +inf (or
+        when only that mass exists); δ at ε = inf or beyond the support: the mass at +inf
+        (on the sound side with the at most 1e-30 per factor beyond the planning support)."""
+        qi = self.law_q_inf(order)
+        if side == "pess":
+            qi = min(1.0, qi * (1.0 + 8 * EPS * (self.ntot + 2)) + 2e-30 * self.ntot)
+        if kind == "eps":
+            empty = self.plan_kgf(order).empty
+            return np.where(x >= 1.0, 0.0, np.where(empty & (x >= qi), 0.0, np.inf))
+        return np.full(x.shape, qi)
+
+    def _frame0(self, side: str, order: int) -> _Frame:
+        return self.frame(side, order, self.h0, 0.0, math.log(self.acc.tail_mass))
+
+    # -- curves -------------------------------------------------------------
+    def curve(self, side: str, order: int, name: str) -> LossCurve:
+        key = (side, order)
+        if key not in self._curves:
+            fr = self._frame0(side, order)
+            self._curves[key] = _frame_curve(fr, name=name)
+        return self._curves[key]
+
+    def info(self) -> GridInfo:
+        fr = self._frame0("pess", 1)
+        return GridInfo(grid_step=self.h0, window=(float(fr.s[0]), float(fr.s[-1])),
+                        n_points=int(fr.s.size), tail_bound=fr.m_hi + fr.m_lo,
+                        roundoff=fr.tau * math.exp(fr.K), rel_roundoff=fr.rel,
+                        loss_shift=fr.shift)
 
 
-def _lattice_curve(res: _Result, *, optimistic: bool, name: str) -> LossCurve:
-    """The LossCurve of a composed lattice law with its allowances charged (sound side) or
-    subtracted (optimistic side)."""
-    t = (res.KA + np.arange(res.c.size)) * res.h + res.off
-    t = t - res.shift if optimistic else t + res.shift
-    if not optimistic:
-        # the round-off allowance bounds errors of the window masses only: it is charged
-        # to the top of the window (the profile integrand increases with the loss), the
-        # Chernoff bound on the mass above the window to +inf, the one below to the bottom
-        q = res.c * (1.0 + res.rel)
-        q[0] += res.m_lo * (1.0 + res.rel)
-        q[-1] += res.tau * (1.0 + res.rel)
-        q_inf = min(1.0, (res.q_inf + res.m_hi) * (1.0 + res.rel))
+def _frame_curve(fr: _Frame, *, name: str) -> LossCurve:
+    """The LossCurve of an untilted frame with its allowances charged (sound side) or
+    subtracted (the other side)."""
+    t = fr.s + fr.shift if fr.sound else fr.s - fr.shift
+    with np.errstate(under="ignore"):
+        c = np.exp(fr.lc + fr.K)
+    if fr.sound:
+        # the l1 allowance bounds errors of the window masses only: it is charged to the
+        # top of the window (the profile integrand increases with the loss), the mass
+        # above the window to +inf, the one below to the bottom
+        q = c * (1.0 + fr.rel)
+        q[0] += fr.m_lo * (1.0 + fr.rel)
+        q[-1] += fr.tau * math.exp(fr.K) * (1.0 + fr.rel)
+        q_inf = min(1.0, (fr.q_inf + fr.m_hi) * (1.0 + fr.rel))
         sc = 1.0
-        shift = 0.0
-    else:  # delta >= (1 - rel) (delta_c - sigma), clamped by max(0, 1 - e^eps)
-        q = res.c
-        q_inf = res.q_inf
-        sc = 1.0 - min(res.rel, 1.0)
-        shift = res.tau + res.m_hi + res.m_lo
+        sub = 0.0
+    else:  # delta >= (1 - rel) delta_c - tau e^K, clamped by max(0, 1 - e^eps)
+        q = c
+        q_inf = fr.q_inf
+        sc = 1.0 - min(fr.rel, 1.0)
+        sub = fr.tau * math.exp(fr.K)
     if sc <= 0.0:  # no information left: the identity is a valid upper curve
         return _finish(np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array([0.0]),
                        name=name, optimistic=True)
@@ -227,8 +667,8 @@ def _lattice_curve(res: _Result, *, optimistic: bool, name: str) -> LossCurve:
     la = np.concatenate([[-np.inf], np.logaddexp.accumulate(lp)]) if lp.size else \
         np.array([-np.inf])
     alpha = np.exp(la)
-    omb = sc * (np.concatenate([[q_inf], q_inf + np.cumsum(qk)]) - shift)
-    if optimistic and omb[0] < 0.0:  # tangent from (0, beta=1): the line max(0, .)
+    omb = sc * (np.concatenate([[q_inf], q_inf + np.cumsum(qk)])) - sub
+    if not fr.sound and omb[0] < 0.0:  # tangent from (0, beta=1): the line max(0, .)
         with np.errstate(divide="ignore", invalid="ignore"):
             ls = np.where(omb > 0, np.log(omb) - la, -np.inf)
         v = int(np.argmax(ls))
@@ -239,64 +679,37 @@ def _lattice_curve(res: _Result, *, optimistic: bool, name: str) -> LossCurve:
         la = np.concatenate([[-np.inf], la[v:]])
         omb = np.concatenate([[0.0], omb[v:]])
         u = np.concatenate([[float(ls[v])], u[v:]])
-    return _finish(alpha, omb, u, name=name, optimistic=optimistic, lalpha=la)
+    return _finish(alpha, omb, u, name=name, optimistic=not fr.sound, lalpha=la)
 
 
-class _SoundProfile:
-    """The lattice profile of the pessimistic curve, improved by the MGF bound where the
-    lattice answer is near its floating-point floor or beyond the window."""
+# ---------------------------------------------------------------------------
+# profiles and the public builders
+# ---------------------------------------------------------------------------
+class _EngineProfile:
+    """One side of one order of an engine, as a profile (``delta``/``epsilon``)."""
 
-    def __init__(self, curve: LossCurve, mgf: _MGFProfile, top: float):
-        self.curve = curve
-        self.mgf = mgf
-        self.top = top
-        self.floor = float(curve.omb[0])
+    def __init__(self, engine: _Engine, side: str, order: int):
+        self.engine = engine
+        self.side = side
+        self.order = order
 
     def delta(self, eps: np.ndarray) -> np.ndarray:
-        eps = np.asarray(eps, dtype=float)
-        d = np.asarray(self.curve._hockey(eps), dtype=float)
-        need = (d < 1e4 * self.floor) | (eps > self.top)
-        if need.any():
-            d = d.copy()
-            d[need] = np.minimum(d[need], self.mgf.delta(eps[need]))
-        return d
+        return self.engine.answer(self.side, self.order, "delta", eps)
 
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
-        delta = np.asarray(delta, dtype=float)
-        e = self.curve._eps_direct(delta)
-        need = (delta < 1e4 * self.floor) | (e > self.top)
-        if need.any():
-            e = e.copy()
-            e[need] = np.minimum(e[need], self.mgf.epsilon(delta[need]))
-        return e
+        return self.engine.answer(self.side, self.order, "eps", delta)
 
 
-def _side_profiles(res: _Result, K: Callable, curve: LossCurve, var: float) -> Any:
-    mgf = _MGFProfile(K, res.q_inf, res.rel, math.sqrt(max(var, res.h * res.h)), res.shift)
-    return _SoundProfile(curve, mgf, (res.KA + res.c.size - 1) * res.h + res.off)
-
-
-def _one_order(factors: list[_Factor], h: float, mean: float, var: float, acc: Accuracy,
-               name: str) -> tuple[LossCurve, Any, Callable[[], LossCurve], GridInfo]:
-    res, K = _run(factors, h, mean, var, acc, "pess")
-    lower = _lattice_curve(res, optimistic=False, name=name)
-    sound = _side_profiles(res, K, lower, var)
-    window = (res.KA * h + res.off, res.c.size)
-
-    def upper_thunk() -> LossCurve:
-        # atoms off the lattice cost the optimistic garbling a first-order loss (h over
-        # the atom spacing): a finer lattice there, the window is unchanged
-        fine = 4 if any(fa.opt.atoms()[0].size for fa in factors) else 1
-        fine = max(1, min(fine, acc.max_points // max(window[1], 1)))
-        r2, _ = _run(factors, h / fine, mean, var, acc, "opt",
-                     window=(window[0], window[1] * fine))
-        return _lattice_curve(r2, optimistic=True, name=name)
-
-    info = GridInfo(grid_step=h, window=(res.KA * h + res.off,
-                                         (res.KA + res.c.size - 1) * h + res.off),
-                    n_points=int(res.c.size), tail_bound=res.m_hi + res.m_lo,
-                    roundoff=res.tau, rel_roundoff=res.rel, loss_shift=res.shift)
-    return lower, sound, upper_thunk, info
+def _one_order(engine: _Engine, order: int, name: str, symmetric: bool,
+               inverse_fn: Any) -> Composition:
+    lower = LazyCurve(thunk=lambda: engine.curve("pess", order, name), name=name,
+                      symmetric=symmetric)
+    upper = LazyCurve(thunk=lambda: engine.curve("opt", order, name), name=name,
+                      symmetric=symmetric)
+    return Composition(lower=lower, upper=upper, name=name, symmetric=symmetric,
+                       sound=_EngineProfile(engine, "pess", order),
+                       other=_EngineProfile(engine, "opt", order), grid=engine.info,
+                       inverse_fn=inverse_fn)
 
 
 def compose_numeric(groups: Sequence[tuple[TradeOff, int]], acc: Accuracy | None = None, *,
@@ -318,22 +731,18 @@ def compose_numeric(groups: Sequence[tuple[TradeOff, int]], acc: Accuracy | None
     groups = [(f, check_int("n", n, lo=1)) for f, n in groups]
     if symmetric is None:
         symmetric = all(f.is_symmetric for f, _ in groups)
-    factors = _factors(groups)
-    h, mean, var = _plan_h(factors, acc)
-    lower, sound, upper_thunk, info = _one_order(factors, h, mean, var, acc, name)
-    upper = LazyCurve(thunk=upper_thunk, name=name)
-    other = _LazyProfile(lambda: _CurveProfile(upper.get()))
+    engine = _Engine(groups, acc)
+    if symmetric:
+        return _one_order(engine, 1, name, True, None)
+    inv_name = _inv_label(name)
+    holder: dict[str, Composition] = {}
 
     def inverse_fn() -> Composition:
-        inv_groups = [(f.inverse(), n) for f, n in groups]
-        return compose_numeric(inv_groups, Accuracy(rtol=acc.rtol, grid_step=h,
-                                                    tail_mass=acc.tail_mass,
-                                                    max_points=acc.max_points),
-                               name=_inv_label(name), symmetric=False)
+        return _one_order(engine, -1, inv_name, False, lambda: holder["self"])
 
-    return Composition(lower=lower, upper=upper, name=name, symmetric=bool(symmetric),
-                       sound=sound, other=other, info=info,
-                       inverse_fn=None if symmetric else inverse_fn)
+    comp = _one_order(engine, 1, name, False, inverse_fn)
+    holder["self"] = comp
+    return comp
 
 
 def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
@@ -341,8 +750,9 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
     r"""The curve :math:`\min\{h, h^{-1}\}^{**}` of a mechanism whose two neighbouring
     orders compose to :math:`h = \bigotimes_i f_i^{\otimes n_i}` and to
     :math:`h^{-1} = \bigotimes_i (f_i^{-1})^{\otimes n_i}` (e.g. Poisson subsampling with
-    add/remove neighbours, MATH.md §6): each order is composed separately and the two are
-    symmetrised only at the end. Its profile is :math:`\max(\delta_h, \delta_{h^{-1}})`.
+    add/remove neighbours, MATH.md §6): each order is answered separately (one
+    discretisation serves both) and the two are symmetrised only at the end. Its profile
+    is :math:`\max(\delta_h, \delta_{h^{-1}})`.
 
     Examples
     --------
@@ -354,20 +764,19 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
     """
     acc = acc or Accuracy()
     groups = [(f, check_int("n", n, lo=1)) for f, n in groups]
-    f1 = _factors(groups)
-    f2 = _factors([(f.inverse(), n) for f, n in groups])
-    h1, m1, v1 = _plan_h(f1, acc)
-    h2, m2, v2 = _plan_h(f2, acc)
-    h = min(h1, h2)
-    lo1, s1, up1, info = _one_order(f1, h, m1, v1, acc, name)
-    lo2, s2, up2, _ = _one_order(f2, h, m2, v2, acc, _inv_label(name))
-    lower = LazyCurve(thunk=lambda: hull_min_curves(lo1, lo2, name=name, symmetric=True),
+    engine = _Engine(groups, acc)
+    inv_name = _inv_label(name)
+    lower = LazyCurve(thunk=lambda: hull_min_curves(engine.curve("pess", 1, name),
+                                                    engine.curve("pess", -1, inv_name),
+                                                    name=name, symmetric=True),
                       name=name, symmetric=True)
+    upper = LazyCurve(thunk=lambda: hull_min_curves(engine.curve("opt", 1, name),
+                                                    engine.curve("opt", -1, inv_name),
+                                                    name=name, symmetric=True),
+                      name=name, symmetric=True)
+    sound = _Combine("max", _EngineProfile(engine, "pess", 1),
+                     _EngineProfile(engine, "pess", -1))
+    other = _Combine("max", _EngineProfile(engine, "opt", 1), _EngineProfile(engine, "opt", -1))
+    return Composition(lower=lower, upper=upper, name=name, symmetric=True, sound=sound,
+                       other=other, grid=engine.info)
 
-    def upper_thunk() -> LossCurve:
-        return hull_min_curves(up1(), up2(), name=name, symmetric=True)
-
-    upper = LazyCurve(thunk=upper_thunk, name=name, symmetric=True)
-    other = _LazyProfile(lambda: _CurveProfile(upper.get()))
-    return Composition(lower=lower, upper=upper, name=name, symmetric=True,
-                       sound=_Combine("max", s1, s2), other=other, info=info)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from scipy import special
 
+from .._numerics import EPS
 from .._validation import check_int
 from .curves import LossCurve, curve_from_atoms
 
@@ -46,10 +47,21 @@ def randomized_response_power(eps: float, k: int) -> LossCurve:
     lp = lc + j * eps - lz
     lq = lc + (k - j) * eps - lz
     u = (k - 2.0 * j) * eps
+    # gammaln and exp of log-masses up to |lc| + k eps: relative errors of a few ulps of
+    # that size (the table margin of gdp.engine.kov)
+    rerr = 16.0 * EPS * float(special.gammaln(k + 1.0) + k * eps + lz + k + 1.0)
     curve = curve_from_atoms(u, np.exp(lp), np.exp(lq), symmetric=True,
-                             name=f"f_{{{eps:g},0}}^{{\\otimes {k}}}")
-    return RandomizedResponsePower(
-        **{f.name: getattr(curve, f.name) for f in fields(curve)}, eps0=float(eps), k=k)
+                             name=f"f_{{{eps:g},0}}^{{\\otimes {k}}}", rerr=rerr)
+    return _rr_power_from_curve(curve, float(eps), k, 0.0)
+
+
+def _rr_power_from_curve(curve: LossCurve, eps0: float, k: int,
+                        delta: float) -> RandomizedResponsePower:
+    r"""The :class:`RandomizedResponsePower` with the vertices of ``curve`` (the exact curve of
+    :math:`f_{\varepsilon_0,0}^{\otimes k} \otimes f_{0,\delta}`) and split-off δ
+    ``delta`` (rounded up by the caller)."""
+    return RandomizedResponsePower(**{f.name: getattr(curve, f.name) for f in fields(curve)},
+                                   eps0=eps0, k=k, delta_=delta)
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
@@ -75,22 +87,23 @@ class RandomizedResponsePower(LossCurve):
 
     eps0: float = 0.0
     k: int = 1
+    delta_: float = 0.0
 
     def __repr__(self):
-        return f"RandomizedResponsePower(eps0={self.eps0!r}, k={self.k!r})"
+        d = f", delta_={self.delta_!r}" if self.delta_ > 0 else ""
+        return f"RandomizedResponsePower(eps0={self.eps0!r}, k={self.k!r}{d})"
 
     def _hockey(self, eps):
-        from .kov import kov_delta
+        from .kov import _kov_profile
 
         eps = np.asarray(eps, dtype=float)
         out = np.asarray(LossCurve._hockey(self, eps), dtype=float).copy()
         use = np.isfinite(eps) & (eps >= 0)
         if use.any():
-            out[use] = np.asarray(kov_delta(self.eps0, 0.0, self.k, eps[use]), dtype=float)
+            out[use] = _kov_profile(self.eps0, self.k, self.delta_, eps[use])
         return out
 
     def _epsilon(self, delta):
-        from .kov import kov_epsilon
+        from .kov import _kov_inverse
 
-        return np.asarray(kov_epsilon(self.eps0, 0.0, self.k, np.asarray(delta, dtype=float)),
-                          dtype=float)
+        return _kov_inverse(self.eps0, self.k, self.delta_, np.asarray(delta, dtype=float))

@@ -2,9 +2,9 @@ r"""The result of a numeric composition: a bracket with a sound default.
 
 :class:`Composition` is a :class:`~gdp.core.tradeoff.Bracketed` curve between two
 :class:`~gdp.engine.curves.LossCurve` (built lazily, :class:`LazyCurve`) whose ``delta`` and
-``epsilon`` are the sound side, combining the lattice profile with the moment-generating-
-function bound that takes over for δ below the lattice's floating-point floor; ``*_bounds``
-show both sides and :class:`GridInfo` records the lattice used.
+``epsilon`` are the sound side (profiles answered by the engine in a frame chosen for each
+question, :mod:`gdp.engine.numeric`); ``*_bounds`` show both sides and :class:`GridInfo`
+records the untilted lattice.
 
 Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.engine.curves`.
 """
@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from .._numerics import float_or_array
 from ..core.tradeoff import Bracketed, TradeOff
@@ -39,45 +38,6 @@ class _CurveProfile:
         if isinstance(c, LossCurve):
             return c._eps_direct(delta)
         return np.asarray(c._epsilon(delta), dtype=float)
-
-
-class _MGFProfile:
-    r"""Sound profile from moment generating functions: :math:`\delta(\varepsilon) \le
-    (1+r)\,(Q[S=\infty] + \min_\lambda e^{K(\lambda) - \lambda\varepsilon}
-    \lambda^\lambda/(1+\lambda)^{1+\lambda})`."""
-
-    def __init__(self, K: Callable[[np.ndarray], np.ndarray], q_inf: float, rel: float,
-                 scale: float, shift: float = 0.0):
-        self._K = K
-        self.q_inf = q_inf
-        self.rel = rel
-        self.shift = shift
-        self.lams = np.geomspace(1e-2, 1e3, 48) / max(scale, 1e-6)
-        self._table: np.ndarray | None = None
-
-    def table(self) -> np.ndarray:
-        if self._table is None:
-            lam = self.lams
-            c = special.xlogy(lam, lam) - special.xlogy(1.0 + lam, 1.0 + lam)
-            self._table = self._K(lam) + c + lam * self.shift
-        return self._table
-
-    def delta(self, eps: np.ndarray) -> np.ndarray:
-        eps = np.asarray(eps, dtype=float)
-        kc = self.table()
-        with np.errstate(all="ignore"):
-            v = np.min(kc[None, :] - self.lams[None, :] * eps.reshape(-1, 1), axis=1)
-            d = (1.0 + self.rel) * (self.q_inf + np.exp(np.minimum(v, 0.0)))
-        return np.minimum(d.reshape(eps.shape), 1.0)
-
-    def epsilon(self, delta: np.ndarray) -> np.ndarray:
-        delta = np.asarray(delta, dtype=float)
-        kc = self.table()
-        with np.errstate(all="ignore"):
-            room = np.log(delta / (1.0 + self.rel) - self.q_inf)
-            e = np.min((kc[None, :] - room.reshape(-1, 1)) / self.lams[None, :], axis=1)
-        e = np.where(np.isnan(e), np.inf, e)
-        return np.maximum(e.reshape(delta.shape), 0.0)
 
 
 class _Combine:
@@ -216,7 +176,7 @@ class Composition(Bracketed):
     symmetric: bool = False
     sound: Any = field(default=None, repr=False)
     other: Any = field(default=None, repr=False)
-    info: GridInfo | None = field(default=None, repr=False)
+    grid: Any = field(default=None, repr=False)
     inverse_fn: Any = field(default=None, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
@@ -224,10 +184,17 @@ class Composition(Bracketed):
     def is_symmetric(self):  # type: ignore[override]
         return self.symmetric
 
+    @property
+    def info(self) -> GridInfo | None:
+        """The untilted lattice (:class:`GridInfo`; computed on first use)."""
+        if self.grid is None or isinstance(self.grid, GridInfo):
+            return self.grid
+        if "info" not in self._cache:
+            self._cache["info"] = self.grid()
+        return self._cache["info"]
+
     def __repr__(self):
-        i = self.info
-        extra = "" if i is None else f", grid_step={i.grid_step:.3g}, n_points={i.n_points}"
-        return f"Composition(name={self.name!r}{extra})"
+        return f"Composition(name={self.name!r})"
 
     def _hockey(self, eps):
         return np.clip(self.sound.delta(np.asarray(eps, dtype=float)), 0.0, 1.0)
@@ -251,7 +218,7 @@ class Composition(Bracketed):
                 up = self.upper.inverse()
                 self._cache["inv"] = Composition(
                     lower=lo, upper=up, name=_inv_label(self.name), symmetric=False,
-                    sound=_CurveProfile(lo), other=_CurveProfile(up), info=self.info)
+                    sound=_CurveProfile(lo), other=_CurveProfile(up), grid=self.grid)
         return self._cache["inv"]
 
     def symmetrize(self) -> TradeOff:
@@ -272,7 +239,7 @@ class Composition(Bracketed):
             sound = _Combine("min", _CurveProfile(lower), self.sound, inv.sound)
             self._cache["sym"] = Composition(
                 lower=lower, upper=up, name="{" + self.name + "}^{S}", symmetric=True,
-                sound=sound, other=_CurveProfile(up), info=self.info)
+                sound=sound, other=_CurveProfile(up), grid=self.grid)
         return self._cache["sym"]
 
     def _sides(self, question: str, x: np.ndarray, lo_nan: float, hi_nan: float,

@@ -6,7 +6,8 @@ closed form for closed-form :math:`h`, and :func:`_with_delta` applies it to exa
 numeric compositions without recomputing them.
 
 Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`, and
-:mod:`gdp.engine.curves`, :mod:`gdp.engine.laws`, :mod:`gdp.engine.result`.
+:mod:`gdp.engine.curves`, :mod:`gdp.engine.laws`, :mod:`gdp.engine.randomized_response`,
+:mod:`gdp.engine.result`.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics import EPS
 from ..core.piecewise import Identity
 from ..core.tradeoff import Derived, TradeOff
 from ..families.epsdelta import EpsDelta
 from .curves import LossCurve, curve_from_atoms
 from .laws import Law, law_of
+from .randomized_response import RandomizedResponsePower, _rr_power_from_curve
 from .result import Composition, LazyCurve
 
 __all__ = ["WithDelta"]
@@ -49,6 +52,13 @@ class _WithDeltaLaw(Law):
 
     def quantiles(self, tol):
         return self.base.quantiles(tol / max(1.0 - self.d, 1e-300))
+
+    def plan_atoms(self, m=2048):
+        b = self.base.plan_atoms(m)
+        if b is None:
+            return None
+        u, p, q = b
+        return u, (1.0 - self.d) * p, (1.0 - self.d) * q
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +164,13 @@ def _curve_with_delta(c: LossCurve, delta: float) -> LossCurve:
     s = 1.0 - delta
     return curve_from_atoms(np.concatenate([u, [np.inf]]), np.concatenate([s * p, [0.0]]),
                             np.concatenate([s * q, [delta]]), name=c.name,
-                            symmetric=c.symmetric, optimistic=c.optimistic)
+                            symmetric=c.symmetric, optimistic=c.optimistic,
+                            rerr=c.rerr + 2 * EPS)
+
+
+def _both(a: float, b: float) -> float:
+    """:math:`1-(1-a)(1-b) = a + b(1-a)` without cancellation, rounded up (3 roundings)."""
+    return min(1.0, (a + b * (1.0 - a)) * (1.0 + 2 * EPS))
 
 
 def _with_delta(h: TradeOff, delta: float) -> TradeOff:
@@ -166,9 +182,12 @@ def _with_delta(h: TradeOff, delta: float) -> TradeOff:
     if isinstance(h, Identity):
         return EpsDelta(eps=0.0, delta_=delta)
     if isinstance(h, EpsDelta):
-        return EpsDelta(eps=h.eps, delta_=1.0 - (1.0 - h.delta_) * (1.0 - delta))
+        return EpsDelta(eps=h.eps, delta_=_both(h.delta_, delta))
     if isinstance(h, WithDelta):
-        return WithDelta(base=h.base, delta_=1.0 - (1.0 - h.delta_) * (1.0 - delta))
+        return WithDelta(base=h.base, delta_=_both(h.delta_, delta))
+    if isinstance(h, RandomizedResponsePower):  # profile and eps(delta) stay in log space
+        return _rr_power_from_curve(_curve_with_delta(h, delta), h.eps0, h.k,
+                                    _both(h.delta_, delta))
     if isinstance(h, LossCurve):
         return _curve_with_delta(h, delta)
     if isinstance(h, Composition):
@@ -179,7 +198,7 @@ def _with_delta(h: TradeOff, delta: float) -> TradeOff:
                              name=h.name, symmetric=c.is_symmetric)
         return Composition(lower=lazy(h.lower), upper=lazy(h.upper), name=h.name,
                            symmetric=h.symmetric, sound=_DeltaProfile(h.sound, delta),
-                           other=_DeltaProfile(h.other, delta), info=h.info,
+                           other=_DeltaProfile(h.other, delta), grid=h.grid,
                            inverse_fn=None if h.symmetric else
                            (lambda: _with_delta(h.inverse(), delta)))
     return WithDelta(base=h, delta_=delta)

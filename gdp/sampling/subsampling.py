@@ -87,10 +87,27 @@ class SubsampledLaw(Law):
         with np.errstate(all="ignore"):
             return np.where(np.isposinf(u), np.inf, np.log1p(self.p * np.expm1(u)))
 
+    def _batch_key(self):
+        k = self.base._batch_key()
+        return None if k is None else ("S", k)
+
+    @classmethod
+    def _stack(cls, laws, seg):
+        bases = [law.base for law in laws]
+        obj = cls.__new__(cls)
+        obj.base = type(bases[0])._stack(bases, seg)
+        obj.p = np.array([law.p for law in laws])[seg]  # one per edge
+        obj.q_inf = obj.p_ninf = 0.0
+        return obj
+
+    def _pc(self) -> Any:
+        """The sampling rate per cell (one per edge when stacked)."""
+        return self.p[:-1] if np.ndim(self.p) else self.p
+
     def cells(self, edges):
         u = _base_eps(np.asarray(edges, dtype=float), self.p)
         P, Q, ep, eq = self.base.cells(u)
-        p = self.p
+        p = self._pc()
         # edge positions are rounded (relative eps): charge a sliver of each cell
         qp = (1.0 - p) * P + p * Q
         e_q = (1.0 - p) * ep + p * eq + 4e-16 * qp
@@ -98,8 +115,8 @@ class SubsampledLaw(Law):
 
     def excess(self, edges, refs):
         # Q_p - e^r P = p Q - (e^r - 1 + p) P = p (Q - e^{u(r)} P): the base's excess, scaled
-        p = self.p
-        u = _base_eps(np.asarray(edges, dtype=float), p)
+        u = _base_eps(np.asarray(edges, dtype=float), self.p)
+        p = self._pc()
         r = np.asarray(refs, dtype=float)
         ur = _base_eps(r, p)
         ok = np.isfinite(ur)
@@ -108,7 +125,7 @@ class SubsampledLaw(Law):
         e_q = (1.0 - p) * EP + p * EQ + 4e-16 * qp
         with np.errstate(all="ignore"):
             # e^r <= 1 - p: X = p Q + (1 - p - e^r) P, a sum of non-negative terms
-            low = -np.expm1(r - math.log1p(-p)) if p < 1 else np.zeros(r.shape)
+            low = np.where(p < 1, -np.expm1(r - np.log1p(-np.where(p < 1, p, 0.0))), 0.0)
             x_low = p * Q + (1.0 - p) * np.maximum(low, 0.0) * P
         X = np.where(ok, p * Xb, x_low)
         EX = np.where(ok, p * EXb, e_q) + 4 * EPS * np.abs(X)
@@ -124,6 +141,22 @@ class SubsampledLaw(Law):
             pa2 = np.concatenate([pa2, [self.base.p_ninf]])
             qa2 = np.concatenate([qa2, [(1.0 - p) * self.base.p_ninf]])
         return ua, pa2, qa2
+
+    def plan_atoms(self, m=2048):
+        # the base law's planning atoms pushed forward (fine where the loss is near its
+        # floor, which a uniform grid of L_p would not resolve)
+        b = self.base.plan_atoms(m)
+        if b is None:
+            return None
+        u, pb, qb = b
+        p = self.p
+        ua, pa = self._map(u), pb
+        qa = (1.0 - p) * pb + p * qb
+        if self.base.p_ninf > 0:
+            ua = np.concatenate([ua, [math.log1p(-p)]])
+            pa = np.concatenate([pa, [self.base.p_ninf]])
+            qa = np.concatenate([qa, [(1.0 - p) * self.base.p_ninf]])
+        return ua, pa, qa
 
     def quantiles(self, tol):
         ql, qh, pl, ph = self.base.quantiles(tol)

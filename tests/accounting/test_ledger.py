@@ -122,7 +122,7 @@ def test_budget_refusal_leaves_the_ledger_unchanged():
     before, eps_before = acc.state_dict(), acc.epsilon(1e-5)
     with pytest.raises(gdp.BudgetExceeded, match=r"recording Gaussian\(mu=1.0\) would exceed "
                        r"the budget \(eps, delta\) = \(2, 1e-05\): eps at delta=1e-05 would "
-                       r"be 4.83\d+ > 2; nothing was recorded \(1000 mechanisms so far\)") as e:
+                       r"be 4.8\d+ > 2; nothing was recorded \(1000 mechanisms so far\)") as e:
         acc.compose(gdp.G_mu(1.0))
     assert isinstance(e.value, ValueError) and e.value.would_be > 2.0
     with pytest.raises(gdp.BudgetExceeded, match="1000 DP-SGD step"):
@@ -179,7 +179,8 @@ def test_eps_budget_remainder_is_a_release_that_still_fits():
         acc.compose(gdp.f_eps_delta(r.eps * 1.001))
     assert acc.state_dict() == before
     acc.compose(r.tradeoff)  # ... the remainder does (never over-stated)
-    assert acc.remaining().eps < 1e-3 * r.eps
+    # (within the engine's default accuracy, rtol = 1e-3 of the budget's eps)
+    assert acc.remaining().eps < 1e-3 * 2.0
 
 
 def test_mu_budget_and_its_remainder():

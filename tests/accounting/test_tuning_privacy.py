@@ -168,5 +168,7 @@ def test_a_dpsgd_run_with_its_rdp_curve():
     r = 300 * gdp.rdp_sampled_gaussian(1.0, 0.01, o)
     tu = gdp.tuning(h, gdp.geometric_runs(10), rdp=r, orders=o)
     assert h.epsilon(1e-5) < tu.epsilon(1e-5) < gdp.eps_from_rdp(tu.rdp, 1e-5, o)
-    assert np.all(tu(ALPHA) <= h(ALPHA) + 1e-15)
+    # tuning only loses privacy: below the truth of h, hence below h's upper curve (its
+    # sound lower curve and its profile come from different frames of the engine)
+    assert np.all(tu(ALPHA) <= h.upper(ALPHA) + 1e-15)
     assert gdp.tuning(h, gdp.geometric_runs(10)).rdp is None  # no closed-form RDP: no row

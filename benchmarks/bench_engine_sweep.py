@@ -1,0 +1,200 @@
+"""The numeric engine over the practical box, side by side with dp-accounting and prv.
+
+Part 1, DP-SGD per regime (small p, few steps, tiny δ, long T, p = 1, moderate, and a
+seeded random sample of the box σ ∈ [0.4, 10], p ∈ [1e-6, 1], T ∈ [1, 1e7],
+δ ∈ [1e-15, 1e-2]): for each configuration the wall-clock time of
+
+* gdp: ``gdp.dpsgd(...).epsilon(δ)`` (sound ε, default accuracy) and with its bracket
+  (``epsilon_bounds``, the second call reusing the first's frames);
+* dp-accounting: connect-the-dots PLD, pessimistic, discretisation 1e-3, ε at δ;
+* prv-accountant: ``PRVAccountant`` with ``eps_error`` 1e-3 ε (about gdp's default accuracy)
+  and ``delta_error`` δ/1000;
+
+each external run in a child process with a time limit (``--limit``, default 20 s: a run
+that exceeds it is shown as ``>limit``), timed after its imports. Prints per configuration
+ε and the times, per regime the median ratios gdp / dp-accounting and gdp / prv, and the
+worst gdp time.
+
+Part 2, long mixed lists: K mechanisms (a quarter each Gaussian, Laplace, randomized
+response, Poisson-subsampled Gaussian, seeded parameters), ``gdp.compose_two_orders``,
+sound ε at δ = 1e-6 and the bracket, K = 10, 100, 1,000, 5,000.
+
+Run ``python benchmarks/bench_engine_sweep.py`` (``--quick``: fewer random configurations,
+K up to 1,000). Note the machine's load (``uptime``) with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import os
+import statistics
+import time
+
+import numpy as np
+
+import gdp
+
+REGIMES = {
+    "small p": [(0.8, 1e-3, 1000, 1e-5), (1.28, 6.48e-4, 1486, 1e-5),
+                (1.0, 256 / 60000, 235, 1e-5), (0.5395661445072627, 5.528894961464357e-4, 24,
+                                                 1e-5),
+                (0.8, 1e-3, 100, 1e-5), (2.0, 1e-4, 100_000, 1e-8)],
+    "few steps": [(1.0, 0.01, 1, 1e-5), (1.0, 0.01, 10, 1e-5), (1.0, 0.01, 100, 1e-5),
+                  (0.5, 0.5, 10, 1e-3)],
+    "tiny delta": [(0.6722645446711544, 0.007027710081870188, 255, 1.59e-10),
+                   (1.0, 0.01, 10_000, 1e-10), (1.0, 0.01, 10_000, 1e-12),
+                   (1.0, 0.01, 10_000, 1e-15), (2.0, 0.05, 3000, 1e-12)],
+    "long T": [(1.0, 0.01, 10_000, 1e-5), (5.0, 0.05, 1_000_000, 1e-10),
+               (1.0, 1e-3, 10_000_000, 1e-6), (3.0, 0.02, 10_000_000, 1e-5)],
+    "p = 1": [(1.0, 1.0, 100, 1e-5), (0.7, 1.0, 3, 1e-9)],
+}
+
+
+def _random(n: int, seed: int = 20251123) -> list[tuple[float, float, int, float]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        s = float(np.exp(rng.uniform(math.log(0.4), math.log(10.0))))
+        lo, hi = (1e-6, 3e-3) if i % 2 == 0 else (3e-3, 1.0)
+        p = float(np.exp(rng.uniform(math.log(lo), math.log(hi))))
+        t = max(1, int(round(math.exp(rng.uniform(0.0, math.log(1e7))))))
+        d = float(np.exp(rng.uniform(math.log(1e-15), math.log(1e-2))))
+        out.append((s, p, t, d))
+    return out
+
+
+def _dpa(s: float, p: float, t: int, d: float) -> float:
+    from dp_accounting.pld import privacy_loss_distribution as pldm
+
+    pl = pldm.from_gaussian_mechanism(standard_deviation=s, sampling_prob=p,
+                                      value_discretization_interval=1e-3)
+    return float(pl.self_compose(t).get_epsilon_for_delta(d))
+
+
+def _prv(s: float, p: float, t: int, d: float, err: float) -> float:
+    import prv_accountant as prv
+
+    m = prv.PoissonSubsampledGaussianMechanism(noise_multiplier=s, sampling_probability=p)
+    acc = prv.PRVAccountant(prvs=[m], max_self_compositions=[t], eps_error=err,
+                            delta_error=d / 1000)
+    return float(acc.compute_epsilon(delta=d, num_self_compositions=[t])[2])
+
+
+def _child(q, fn, args):
+    try:
+        import dp_accounting.pld.privacy_loss_distribution  # noqa: F401 - not timed
+        import prv_accountant  # noqa: F401 - not timed
+
+        t0 = time.perf_counter()
+        v = fn(*args)
+        q.put((v, time.perf_counter() - t0))
+    except BaseException as ex:  # noqa: BLE001 - reported, not raised
+        q.put((f"{type(ex).__name__}", None))
+
+
+def _timed(fn, args, limit: float) -> tuple[object, float | None]:
+    """(value, seconds) of ``fn(*args)`` in a child process; (reason, None) on failure."""
+    q = mp.Queue()
+    pr = mp.Process(target=_child, args=(q, fn, args))
+    pr.start()
+    pr.join(limit)
+    if pr.is_alive():
+        pr.kill()
+        pr.join()
+        return f">{limit:g}s", None
+    return q.get() if not q.empty() else ("killed", None)
+
+
+def _gdp(s: float, p: float, t: int, d: float) -> tuple[float, float, float, float, float]:
+    t0 = time.perf_counter()
+    h = gdp.dpsgd(sigma=s, p=p, steps=t)
+    e = float(h.epsilon(d))
+    t1 = time.perf_counter() - t0
+    lo, hi = h.epsilon_bounds(d) if hasattr(h, "epsilon_bounds") else (e, e)  # p = 1: exact
+    return e, float(lo), float(hi), t1, time.perf_counter() - t0
+
+
+def sweep(configs: dict[str, list], limit: float) -> None:
+    worst = (0.0, None)
+    print(f"{'config (sigma, p, T, delta)':44s} {'gdp eps':>11s} {'width':>7s} "
+          f"{'gdp s':>7s} {'+brkt s':>7s} {'dpa eps':>11s} {'dpa s':>7s} {'prv eps':>11s} "
+          f"{'prv s':>7s}")
+    for regime, cfgs in configs.items():
+        print(f"-- {regime}")
+        r_dpa, r_prv, times = [], [], []
+        for s, p, t, d in cfgs:
+            e, lo, hi, tg, tb = _gdp(s, p, t, d)
+            times.append(tg)
+            if tg > worst[0]:
+                worst = (tg, (s, p, t, d))
+            if p < 1.0:
+                ve, td = _timed(_dpa, (s, p, t, d), limit)
+                vp, tp = _timed(_prv, (s, p, t, d, max(1e-3 * e, 1e-7)), limit)
+            else:
+                ve, td, vp, tp = "n/a", None, "n/a", None
+            if td:
+                r_dpa.append(tg / td)
+            if tp:
+                r_prv.append(tg / tp)
+            w = (hi - lo) / hi if hi > 0 and math.isfinite(hi) else 0.0
+
+            def f(v):
+                return f"{v:11.6g}" if isinstance(v, float) else f"{v!s:>11s}"
+
+            def sec(x):
+                return f"{x:7.3f}" if x is not None else f"{'-':>7s}"
+
+            print(f"({s:.4g}, {p:.3g}, {t}, {d:.2g})".ljust(44) +
+                  f" {e:11.6g} {w:7.2%} {tg:7.3f} {tb - tg:7.3f} {f(ve)} {sec(td)} {f(vp)} "
+                  f"{sec(tp)}", flush=True)
+        def med(r):
+            return f"{statistics.median(r):.3g}" if r else "-"
+
+        print(f"   median time ratio gdp/dp-accounting(1e-3) = {med(r_dpa)}, gdp/prv = "
+              f"{med(r_prv)}; gdp max {max(times):.3f} s")
+    print(f"worst gdp time {worst[0]:.3f} s at {worst[1]}")
+
+
+def mixed(ks: list[int], seed: int = 20240611) -> None:
+    print("-- mixed lists: compose_two_orders, eps at delta = 1e-6")
+    for k in ks:
+        rng = np.random.default_rng(seed)
+        q = max(1, k // 4)
+        fs = [gdp.G_mu(x) for x in rng.uniform(0.01, 0.05, q)]
+        fs += [gdp.laplace(x) for x in rng.uniform(0.01, 0.05, q)]
+        fs += [gdp.f_eps_delta(x) for x in rng.uniform(0.01, 0.05, q)]
+        fs += [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p)
+               for s, p in zip(rng.uniform(0.8, 2.0, k - 3 * q), rng.uniform(0.001, 0.02,
+                                                                               k - 3 * q),
+                               strict=True)]
+        fs = fs[:k]
+        t0 = time.perf_counter()
+        h = gdp.compose_two_orders(*fs)
+        e = float(h.epsilon(1e-6))
+        t1 = time.perf_counter() - t0
+        lo, hi = h.epsilon_bounds(1e-6)
+        t2 = time.perf_counter() - t0
+        print(f"K={k:5d}: eps={e:.6g} bracket [{lo:.6g}, {hi:.6g}] sound {t1:.3f} s, "
+              f"bracket +{t2 - t1:.3f} s", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--limit", type=float, default=20.0)
+    ap.add_argument("--random", type=int, default=None, help="random configurations")
+    args = ap.parse_args(argv)
+    n = args.random if args.random is not None else (8 if args.quick else 24)
+    print(f"load: {os.getloadavg()}")
+    configs = dict(REGIMES)
+    configs["random over the box"] = _random(n)
+    _gdp(1.0, 0.01, 100, 1e-5)  # imports and first-use loads, not timed
+    sweep(configs, args.limit)
+    mixed([10, 100, 1000] if args.quick else [10, 100, 1000, 5000])
+    print(f"load: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

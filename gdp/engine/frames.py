@@ -1,0 +1,362 @@
+r"""The privacy profile of a composed frame, and its inversion, on either side.
+
+A frame (:mod:`gdp.engine.fourier`) holds the composed lattice law of one order of the
+neighbouring pair as tilted masses: the Q-mass at loss :math:`s_j` is :math:`c_j =
+\tilde c_j e^{K - \lambda s_j}` with :math:`\tilde c` normalised and :math:`\lambda \ge 0`
+the order's tilt. With :math:`g(x) = (1 - e^{-x})_+`, :math:`\varepsilon' = \varepsilon -
+\sigma` (:math:`\sigma` the loss-shift allowance) and :math:`r` the relative allowance, the
+sound profile is
+
+.. math::
+    \hat\delta(\varepsilon) = (1+r)\Big[\sum_j c_j\,g(s_j - \varepsilon') + q_\infty +
+    m_{hi} + m_{lo}\,g(s_0 - \varepsilon')\Big] + (1+r)\,\tau e^{K} M_\lambda(\varepsilon'),
+    \qquad M_\lambda(x) = \sup_s e^{-\lambda s} g(s - x) =
+    e^{-\lambda x}\frac{\lambda^\lambda}{(1+\lambda)^{1+\lambda}}
+
+(:math:`M_0 = 1`): :math:`m_{hi}, m_{lo}` bound the composed mass above and below the window
+(Chernoff), and an :math:`\ell_1` error :math:`\tau` of the tilted masses changes the sum by at
+most :math:`\tau e^K \max_s e^{-\lambda s} g(s - \varepsilon')`. Aliased mass only adds. On
+the other side
+
+.. math:: \check\delta(\varepsilon) = \Big((1-r)\Big[\sum_j c_j g(s_j - \varepsilon'') +
+    q_\infty\Big] - \tau' e^K M_\lambda(\varepsilon'')\Big)_+,\qquad
+    \varepsilon'' = \varepsilon + \sigma,
+
+where :math:`\tau'` also holds the tilted mass outside the window (it may have wrapped into
+it). Between consecutive :math:`s_j` the sum is :math:`A_j - e^{\varepsilon}B_j` with tail
+sums :math:`A_j = \sum_{k\ge j} c_k`, :math:`B_j = \sum_{k \ge j} c_k e^{-s_k}` (kept in log
+space, relative error at most :math:`\rho`, charged to the safe side). :math:`\hat\delta` is
+non-increasing; :math:`\check\delta` is concave on each piece (a concave sum minus a convex
+:math:`M_\lambda`), so the first lattice point where it is at most δ brackets the smallest
+such ε. Each inversion bisects on that piece and keeps the end of the final bracket on its
+side (the upper end for the sound ε, the lower end for the other).
+
+Imports: the ground floor.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._numerics import EPS, log1mexp
+
+__all__ = []
+
+_BLOCK = 256
+
+
+def _log_tail_sums(lw: np.ndarray) -> tuple[np.ndarray, float]:
+    r""":math:`L_j = \log\sum_{k \ge j} e^{w_k}` for log weights ``lw`` (``-inf`` allowed),
+    in blocks (scaled sums, then the blocks combined in log space). Returns the sums and a
+    bound on their relative error."""
+    n = lw.size
+    rows = -(-n // _BLOCK)
+    pad = np.full(rows * _BLOCK, -np.inf)
+    pad[:n] = lw
+    W = pad.reshape(rows, _BLOCK)
+    m = np.max(W, axis=1)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(under="ignore"):
+        e = np.exp(W - m[:, None])
+    cs = np.cumsum(e[:, ::-1], axis=1)[:, ::-1]
+    with np.errstate(divide="ignore"):
+        lcs = np.log(cs) + m[:, None]
+    tot = lcs[:, 0]
+    later = np.logaddexp.accumulate(tot[::-1])[::-1]
+    carry = np.concatenate([later[1:], [-np.inf]])
+    L = np.logaddexp(lcs, carry[:, None]).reshape(-1)[:n]
+    fin = L[np.isfinite(L)]
+    big = float(np.max(np.abs(fin))) if fin.size else 0.0
+    return L, EPS * (2.0 * _BLOCK + 2.0 * rows + 16.0 + 2.0 * big)
+
+
+def _tail_sums(lw: np.ndarray) -> tuple[np.ndarray, float]:
+    r""":math:`\log\sum_{k\ge j} e^{w_k}` and a relative error bound: a scaled reverse
+    cumulative sum when the weights span less than :math:`e^{600}` (terms below
+    :math:`10^{-300}` of the largest may underflow: the bound includes them), else
+    :func:`_log_tail_sums`."""
+    fin = lw[np.isfinite(lw)]
+    if fin.size == 0:
+        return np.full(lw.shape, -np.inf), 0.0
+    m, lo = float(np.max(fin)), float(np.min(fin))
+    if m - lo > 600.0:
+        return _log_tail_sums(lw)
+    with np.errstate(under="ignore"):
+        c = np.cumsum(np.exp(lw - m)[::-1])[::-1]
+    with np.errstate(divide="ignore"):
+        L = np.log(c) + m
+    return L, EPS * (lw.size + 8.0 + 2.0 * max(abs(m), abs(lo)) + 2.0 * float(
+        np.max(np.abs(L[np.isfinite(L)])) if np.isfinite(L).any() else 0.0))
+
+
+def _lse(*terms: np.ndarray) -> np.ndarray:
+    """Elementwise log-sum-exp of broadcastable arrays (``-inf`` allowed)."""
+    arr = [np.asarray(t, dtype=float) for t in terms]
+    m = arr[0]
+    for a in arr[1:]:
+        m = np.maximum(m, a)
+    mm = np.where(np.isfinite(m), m, 0.0)
+    tot = 0.0
+    with np.errstate(under="ignore", invalid="ignore"):
+        for a in arr:
+            tot = tot + np.exp(a - mm)
+    with np.errstate(divide="ignore"):
+        return np.log(tot) + mm
+
+
+def _l1mexp(x: float) -> float:
+    """log(1 - e^x) for x <= 0 (scalar)."""
+    if x >= 0.0:
+        return -math.inf
+    return math.log(-math.expm1(x)) if x > -0.6931471805599453 else math.log1p(-math.exp(x))
+
+
+def _lse_s(*v: float) -> float:
+    m = max(v)
+    if m == -math.inf:
+        return -math.inf
+    return m + math.log(math.fsum(math.exp(a - m) for a in v))
+
+
+@dataclass(slots=True)
+class _Frame:
+    """A composed frame seen from one order (losses ascending) on one side."""
+
+    s: np.ndarray        # losses of the window, ascending
+    lc: np.ndarray       # log of the normalised tilted masses (-inf for none)
+    lam: float           # the order's tilt (>= 0)
+    K: float             # log of the tilted mass
+    rel: float           # relative allowance (r)
+    tau: float           # l1 allowance of the tilted masses
+    shift: float         # loss-shift allowance
+    q_inf: float         # Q-mass at +inf
+    m_hi: float = 0.0    # Q-mass above the window (sound side)
+    m_lo: float = 0.0    # Q-mass below the window (sound side)
+    sound: bool = True
+    _sums: tuple | None = field(default=None, repr=False)
+
+    # -- tail sums ----------------------------------------------------------
+    def sums(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """log A_j, log B_j (tail sums of the untilted Q- and P-masses) and their relative
+        error bound."""
+        if self._sums is None:
+            lm = self.lc + self.K - self.lam * self.s
+            la, ra = _tail_sums(lm)
+            lb, rb = _tail_sums(lm - self.s)
+            fin = self.lc[np.isfinite(self.lc)]
+            big = float(np.max(np.abs(fin))) if fin.size else 0.0
+            smax = float(np.max(np.abs(self.s)))
+            rho = ra + rb + 3.0 * EPS * (abs(self.K) + (self.lam + 1.0) * smax + big + 8.0)
+            la = np.concatenate([la, [-np.inf]])
+            lb = np.concatenate([lb, [-np.inf]])
+            self._sums = (la, lb, rho)
+        return self._sums
+
+    def _log_m(self, x: np.ndarray) -> np.ndarray:
+        """log(tau e^K M_lambda(x))."""
+        if self.tau <= 0.0:
+            return np.full(np.shape(x), -np.inf)
+        lam = self.lam
+        base = math.log(self.tau) + self.K
+        if lam <= 0.0:
+            return np.full(np.shape(x), base)
+        c = lam * math.log(lam) - (1.0 + lam) * math.log1p(lam)
+        return base + c - lam * np.asarray(x, dtype=float)
+
+    def _log_sum(self, j: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """log of the window sum at loss threshold x on piece j (entries k >= j), rounded
+        to this side."""
+        la, lb, rho = self.sums()
+        a, b = la[j], lb[j]
+        if self.sound:
+            fa, fb = math.log1p(rho), math.log1p(-min(rho, 0.5))
+        else:
+            fa, fb = math.log1p(-min(rho, 0.5)), math.log1p(rho)
+        with np.errstate(invalid="ignore"):
+            d = x + b + fb - a - fa
+        out = np.where(np.isneginf(a), -np.inf,
+                       a + fa + log1mexp(np.minimum(np.where(np.isnan(d), 0.0, d), 0.0)))
+        return np.where(d >= 0, -np.inf, out)
+
+    def _log_delta_piece(self, j: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """log of this side's profile at shifted threshold x on piece j."""
+        ls = self._log_sum(j, x)
+        if self.sound:
+            terms = [ls]
+            rest = self.q_inf + self.m_hi
+            if rest > 0:
+                terms.append(np.full(np.shape(x), math.log(rest)))
+            if self.m_lo > 0:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    g = np.where(x < self.s[0], log1mexp(np.minimum(x - self.s[0], 0.0)),
+                                 -np.inf)
+                terms.append(math.log(self.m_lo) + g)
+            terms.append(self._log_m(x))
+            return _lse(*terms) + math.log1p(self.rel) + 8 * EPS
+        lx = _lse(ls, np.full(np.shape(x), math.log(self.q_inf) if self.q_inf > 0
+                                else -np.inf)) + math.log1p(-min(self.rel, 0.5))
+        ly = self._log_m(x)
+        with np.errstate(invalid="ignore"):
+            d = ly - lx
+        out = lx + log1mexp(np.minimum(np.where(np.isnan(d), 0.0, d), 0.0)) - 8 * EPS
+        return np.where((d >= 0) | np.isneginf(lx), -np.inf, out)
+
+    def _x_of(self, eps: np.ndarray) -> np.ndarray:
+        return eps - self.shift if self.sound else eps + self.shift
+
+    # -- the profile --------------------------------------------------------
+    def log_delta(self, eps: np.ndarray) -> np.ndarray:
+        """log of this side's δ(ε) (vectorised)."""
+        x = self._x_of(np.asarray(eps, dtype=float))
+        j = np.searchsorted(self.s, x, side="left")
+        out = self._log_delta_piece(j, x)
+        return np.where(np.isposinf(x), math.log(self.q_inf) if self.q_inf > 0 else -np.inf,
+                        out)
+
+    def delta(self, eps: np.ndarray) -> np.ndarray:
+        ld = self.log_delta(eps)
+        with np.errstate(under="ignore"):
+            d = np.exp(np.minimum(ld, 0.0))
+        if self.sound:  # an underflow must not report 0 for a positive bound
+            d = np.where(np.isfinite(ld) & (d == 0.0), 5e-324, d)
+        return np.minimum(d, 1.0)
+
+    def _ld(self, j: int, x: float) -> float:
+        """Scalar log of this side's profile at shifted threshold x on piece j."""
+        la, lb, rho = self.sums()
+        a, b = float(la[j]), float(lb[j])
+        if a == -math.inf:
+            ls = -math.inf
+        else:
+            if self.sound:
+                fa, fb = math.log1p(rho), math.log1p(-min(rho, 0.5))
+            else:
+                fa, fb = math.log1p(-min(rho, 0.5)), math.log1p(rho)
+            ls = a + fa + _l1mexp(x + b + fb - a - fa)
+        if self.tau > 0:
+            lm = math.log(self.tau) + self.K
+            if self.lam > 0:
+                lam = self.lam
+                lm += lam * math.log(lam) - (1.0 + lam) * math.log1p(lam) - lam * x
+        else:
+            lm = -math.inf
+        if self.sound:
+            terms = [ls, lm]
+            rest = self.q_inf + self.m_hi
+            if rest > 0:
+                terms.append(math.log(rest))
+            if self.m_lo > 0 and x < self.s[0]:
+                terms.append(math.log(self.m_lo) + _l1mexp(x - float(self.s[0])))
+            return _lse_s(*terms) + math.log1p(self.rel) + 8 * EPS
+        lx = _lse_s(ls, math.log(self.q_inf) if self.q_inf > 0 else -math.inf)
+        if lx == -math.inf:
+            return -math.inf
+        lx += math.log1p(-min(self.rel, 0.5))
+        if lm >= lx:
+            return -math.inf
+        return lx + _l1mexp(lm - lx) - 8 * EPS
+
+    def _piece(self, x: float) -> int:
+        return int(np.searchsorted(self.s, x, side="left"))
+
+    def epsilon(self, delta: np.ndarray) -> np.ndarray:
+        """This side's ε(δ) (vectorised; ``inf`` where this frame cannot certify).
+
+        Sound side: the smallest ε with :math:`\\hat\\delta(\\varepsilon) \\le \\delta`
+        (upper end of the final bracket; the profile is non-increasing). Other side: an ε
+        with :math:`\\check\\delta(\\varepsilon) > \\delta` verified (the true δ exceeds δ
+        there, so the true ε is larger), as large as the search finds (the lower end of the
+        final bracket), 0 if none."""
+        delta = np.asarray(delta, dtype=float)
+        out = np.empty(delta.shape)
+        flat = out.reshape(-1)
+        for i, d in enumerate(delta.reshape(-1).tolist()):
+            flat[i] = self._eps1(d)
+        return out
+
+    def _eps1(self, d: float) -> float:
+        if d >= 1.0:
+            return 0.0
+        if not d > 0.0:
+            return math.inf
+        t = math.log(d)
+        n = self.s.size
+        x0 = float(self._x_of(np.zeros(1))[0])
+        f0 = self._ld(self._piece(x0), x0)
+        top = float(self.s[-1])
+        if self.sound:
+            if f0 <= t:
+                return 0.0
+            if self._ld(n - 1, top) > t:
+                return math.inf
+            # first lattice point at or above x0 where the profile is <= t (monotone)
+            lo_j, hi_j = self._piece(x0), n - 1
+            while lo_j < hi_j:
+                mid = (lo_j + hi_j) // 2
+                if self._ld(mid, float(self.s[mid])) <= t:
+                    hi_j = mid
+                else:
+                    lo_j = mid + 1
+            j = lo_j
+            lo = max(float(self.s[j - 1]) if j > 0 else x0, x0)
+            hi = max(float(self.s[j]), lo)
+            lo, hi = self._bisect1(j, lo, hi, t)
+            e = hi + self.shift
+            return max(e + 4 * EPS * (1.0 + abs(e)), 0.0)
+        # other side: a verified point above the threshold, as far up as found. The bound
+        # is accurate around the frame's centre and weak far below it (the l1 term), so
+        # the search starts at the centre: upwards for the last lattice point above the
+        # threshold, or, if the centre is below it, downwards in doubling steps first
+        if self._ld(n - 1, top) > t:
+            return math.inf
+        j0 = min(self._piece(x0), n - 1)
+        jc = max(int(np.argmax(self.lc)), j0)
+
+        def above(j: int) -> bool:
+            return self._ld(j, float(self.s[j])) > t
+
+        lo = None
+        if above(jc):
+            lo_j, hi_j = jc, n - 1
+        else:
+            hi_j, step, lo_j = jc, 1, -1
+            while hi_j - step >= j0:
+                if above(hi_j - step):
+                    lo_j = hi_j - step
+                    break
+                hi_j -= step
+                step *= 2
+            if lo_j < 0:
+                if f0 > t:
+                    lo, _ = self._bisect1(j0, x0, float(self.s[j0]), t)
+                else:
+                    return 0.0
+        if lo is None:
+            while hi_j - lo_j > 1:  # above at lo_j, not at hi_j
+                mid = (lo_j + hi_j) // 2
+                if above(mid):
+                    lo_j = mid
+                else:
+                    hi_j = mid
+            lo, _ = self._bisect1(hi_j, float(self.s[lo_j]), float(self.s[hi_j]), t)
+        if not self._ld(self._piece(lo), lo) > t:   # the certificate, verified
+            if not f0 > t:
+                return 0.0
+            lo = x0
+        e = lo - self.shift
+        return max(e - 4 * EPS * (1.0 + abs(e)), 0.0)
+
+    def _bisect1(self, j: int, lo: float, hi: float, t: float) -> tuple[float, float]:
+        """Bisection on piece j for the crossing of log δ = t (above at lo, not at hi)."""
+        for _ in range(80):
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            if self._ld(j, mid) <= t:
+                hi = mid
+            else:
+                lo = mid
+        return lo, hi

@@ -1,0 +1,104 @@
+"""DP-SGD over the practical box against independent accountants (stored reference values).
+
+The references come from ``tests/engine/data/make_reference.py`` (provenance in the file):
+dp-accounting's optimistic and pessimistic privacy-loss distributions and prv-accountant's
+bounds. Checked here, in the direction that can see an unsound answer:
+
+* gdp's sound ε is never below dp-accounting's optimistic ε (a lower bound of the truth) nor
+  below prv-accountant's lower bound where prv agrees with dp-accounting's pessimistic ε to
+  1% (at large ε, e.g. σ=3.56, p=0.085, T=218,085, prv's bounds [102.06, 102.28] exclude
+  dp-accounting's pessimistic 107.05 and gdp's two-sided bracket [107.02, 107.04]; at
+  σ=2.90, p=0.145, T=4,050, δ=9.1e-8 prv's lower bound 22.0488 lies above dp-accounting's
+  pessimistic 22.0398 and gdp's bracket at rtol=2e-5, [22.03896, 22.03906]; such prv
+  records are not used);
+* gdp's sound ε is at most 0.2% above the tightest upper value (dp-accounting's pessimistic
+  ε, or prv's upper bound when consistent), except the configurations listed in
+  ``KNOWN_LOOSE`` (rare-event regime: p T small, δ tiny), which are expected to fail until
+  the engine handles that regime (strict xfail: a fix makes them pass and the test says so).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import gdp
+
+DATA = json.loads((Path(__file__).parent / "data" / "dpsgd_reference.json").read_text())
+CONFIGS = DATA["configurations"]
+
+# (sigma, p, steps) of configurations measured too loose (more than 0.2% above the
+# tightest independent upper value) by the engine of this branch
+KNOWN_LOOSE = {
+    (0.5865020542081576, 4.52840232996238e-05, 2837),  # 0.25334 vs 0.25181, delta 3.3e-07
+    (0.6284111881493792, 3.339622009127914e-06, 38),  # 0.011653 vs 0.009636, delta 4.1e-10
+    (0.6364386919172349, 2.0905211176733276e-06, 795),  # 0.49151 vs 0.035933, delta 1e-11
+    (0.8679013812904268, 2.586708563435352e-05, 32),  # 0.011089 vs 0.01073, delta 2.4e-10
+    (1.6136957385303583, 0.00034797030051377024, 30),  # 0.0028291 vs 0.0028224, delta 1.7e-05
+    (1.629008294621755, 0.00020811973906970622, 93),  # 0.010715 vs 0.010646, delta 3.2e-12
+    (0.8820720461240077, 1.2292573995643878e-06, 241),  # 0.00079928 vs 0.00030148, delta 5.9e-10
+}
+
+
+def _regime(c: dict) -> str:
+    if c["regime"] != "random":
+        return c["regime"]
+    return "random, p <= 3e-3" if c["p"] <= 3e-3 else "random, p > 3e-3"
+
+
+def _bounds(c: dict) -> tuple[list[float], list[float]]:
+    """Independent lower and upper values of ε for one configuration."""
+    lows, ups = [], []
+    a, r = c.get("dp_accounting"), c.get("prv_accountant")
+    if a is not None:
+        lows.append(a["optimistic"])
+        ups.append(a["pessimistic"])
+    if r is not None:
+        consistent = a is None or (r["lower"] <= a["pessimistic"] and abs(
+            r["estimate"] - a["pessimistic"]) <= 0.01 * a["pessimistic"])
+        if consistent:
+            lows.append(r["lower"])
+            ups.append(r["upper"])
+    return lows, ups
+
+
+USABLE = [c for c in CONFIGS if any(_bounds(c))]
+REGIMES = sorted({_regime(c) for c in USABLE})
+
+
+def test_grid_is_large_and_covers_small_p():
+    assert len(USABLE) >= 150
+    assert sum(c["p"] <= 3e-3 for c in USABLE) >= 60
+    assert min(c["delta"] for c in USABLE) < 1e-11
+
+
+def _eps(c: dict) -> float:
+    return float(gdp.dpsgd(sigma=c["sigma"], p=c["p"], steps=c["steps"]).epsilon(c["delta"]))
+
+
+@pytest.mark.parametrize("regime", REGIMES)
+def test_sound_and_tight_per_regime(regime):
+    loose, low = [], []
+    for c in (c for c in USABLE if _regime(c) == regime):
+        e = _eps(c)
+        assert math.isfinite(e) and e >= 0
+        lows, ups = _bounds(c)
+        if lows and e < max(lows) * (1.0 - 1e-9):
+            low.append((c["sigma"], c["p"], c["steps"], c["delta"], e, max(lows)))
+        key = (c["sigma"], c["p"], c["steps"])
+        if ups and e > min(ups) * 1.002 + 1e-12 and key not in KNOWN_LOOSE:
+            loose.append((*key, c["delta"], e, min(ups)))
+    assert not low, f"below an independent lower bound: {low}"
+    assert not loose, f"more than 0.2% above the tightest upper value: {loose}"
+
+
+@pytest.mark.parametrize("key", sorted(KNOWN_LOOSE))
+@pytest.mark.xfail(strict=True, reason="rare-event regime (p T small, tiny delta): loose")
+def test_known_loose(key):
+    c = next(c for c in USABLE if (c["sigma"], c["p"], c["steps"]) == key)
+    e = _eps(c)
+    assert e >= max(_bounds(c)[0]) * (1.0 - 1e-9)
+    assert e <= min(_bounds(c)[1]) * 1.002
