@@ -67,7 +67,7 @@ modules of :mod:`gdp.sampling` below :mod:`gdp.sampling.dp_sgd`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -139,18 +139,29 @@ class SamplerBracket(Bracketed):
 
     sound_bound: str = ""
     lower_bound: str = ""
+    explicit: Any = field(default=None, repr=False)
 
     def _epsilon(self, delta):
         return np.asarray(self.lower.epsilon(np.asarray(delta, dtype=float)), dtype=float)
 
+    def _other(self, what: str, x: Any) -> np.ndarray:
+        """The lower side of ``delta``/``epsilon``: the optimistic answer of the explicit
+        datasets' run (``explicit``, when it is a numeric result with its own bracket: its
+        engine's direct answer, tighter than the profile of its upper curve), else the
+        profile of ``upper``."""
+        src = self.explicit
+        if isinstance(src, Bracketed) and hasattr(src, f"{what}_bounds"):
+            return np.asarray(getattr(src, f"{what}_bounds")(x)[0], dtype=float)
+        return np.asarray(getattr(self.upper, what)(x), dtype=float)
+
     def delta_bounds(self, eps: Any) -> tuple[Any, Any]:
         hi = np.asarray(self.lower.delta(eps), dtype=float)
-        lo = np.minimum(np.asarray(self.upper.delta(eps), dtype=float), hi)
+        lo = np.minimum(self._other("delta", eps), hi)
         return float_or_array(lo), float_or_array(hi)
 
     def epsilon_bounds(self, delta: Any) -> tuple[Any, Any]:
         hi = np.asarray(self.lower.epsilon(delta), dtype=float)
-        lo = np.minimum(np.asarray(self.upper.epsilon(delta), dtype=float), hi)
+        lo = np.minimum(self._other("epsilon", delta), hi)
         return float_or_array(lo), float_or_array(hi)
 
 
@@ -244,7 +255,7 @@ def sampled_dpsgd(*, sigma: float, p: float, steps: int, sampler: str, neighbour
                                                        name="DP-SGD (fixed-size)")
         lower = _poisson_two_orders(PoissonSubsampled(base=G_mu(c * m), p=p), steps, acc)
         return SamplerBracket(
-            lower=sound, upper=_optimistic(lower), name="DP-SGD (fixed-size)",
+            lower=sound, upper=_optimistic(lower), explicit=lower, name="DP-SGD (fixed-size)",
             sound_bound="C_q(G_{2/sigma}) per step (DRS Thm 4.2), composed",
             lower_bound=f"explicit datasets: Poisson add/remove DP-SGD at sigma/{c:g}")
     T, full, part = _epochs(p, steps, sampler)
@@ -257,7 +268,7 @@ def sampled_dpsgd(*, sigma: float, p: float, steps: int, sampler: str, neighbour
                                 max_points=1 << 19) if full else None
         return SamplerBracket(
             lower=sound, upper=_optimistic(lower) if lower is not None else Identity(),
-            name="DP-SGD (shuffle)",
+            explicit=lower, name="DP-SGD (shuffle)",
             sound_bound="no amplification: one Gaussian step per epoch",
             lower_bound=f"explicit datasets: random allocation with m = {c:g}/sigma per "
                         "full epoch (Chua et al. 2024)")

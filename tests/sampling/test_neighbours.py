@@ -63,7 +63,10 @@ def test_shift_mixture_reduces_to_poisson_subsampling():
         # composed by the engine through the exact law of the mixture
         a = gdp.compose_two_orders(*[f] * 40).epsilon_bounds(1e-5)
         b = gdp.compose_two_orders(*[g] * 40).epsilon_bounds(1e-5)
-        assert_allclose(a[1], b[1], rtol=1e-8)   # the sound sides agree
+        # two exact descriptions of one pair, through different laws: each sound side is
+        # above the other's valid lower side, and they agree to far within the engine's rtol
+        assert a[1] >= b[0] and b[1] >= a[0]
+        assert_allclose(a[1], b[1], rtol=1e-5)
         assert_allclose(a[0], b[0], rtol=1e-4)   # the optimistic ones up to the lattice
 
 
