@@ -1,4 +1,4 @@
-"""Draw figures/10_samplers.png (and .pdf): epsilon against epochs for one (sigma, batch,
+"""Draw docs/img/samplers.png (and .pdf): epsilon against epochs for one (sigma, batch,
 dataset size) under each batch sampler and neighbour relation -- "what the Poisson number
 hides". Also writes docs/samplers_figure.csv with the plotted numbers.
 
@@ -45,6 +45,15 @@ def main() -> None:
             rows.append({"run": label, "epochs": e, "eps_sound": float(hi),
                          "eps_lower": float(lo)})
             print(f"{label:48s} E={e:3d}  eps in [{lo:.4g}, {hi:.4g}]", file=sys.stderr)
+    with gdp.plot.style("paper-2col"):  # sizes, fonts, TrueType fonts in the PDF
+        draw(cols, lows)
+    with open(ROOT / "docs" / "samplers_figure.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def draw(cols: dict[str, list[float]], lows: dict[str, list[float]]) -> None:
     ax = gdp.plot.compare({"k": EPOCHS, **cols}, labels={k: k for k in cols}, log_eps=True)
     colors = {line.get_label(): line.get_color() for line in ax.get_lines()}
     for label in cols:
@@ -57,14 +66,10 @@ def main() -> None:
     ax.set_title(rf"DP-SGD, $\sigma = {SIGMA:g}$, batch {BATCH}, $n = {N}$",
                  fontsize="medium")
     ax.legend(loc="upper left", fontsize="small", framealpha=0.9)
-    ax.figure.set_size_inches(6.4, 4.8)
-    ax.figure.tight_layout()
+    ax.figure.set_size_inches(7.0, 4.6)
+    (ROOT / "docs" / "img").mkdir(exist_ok=True)
     for ext in ("png", "pdf"):
-        ax.figure.savefig(ROOT / "figures" / f"10_samplers.{ext}", dpi=160)
-    with open(ROOT / "docs" / "samplers_figure.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+        ax.figure.savefig(ROOT / "docs" / "img" / f"samplers.{ext}", dpi=200)
 
 
 if __name__ == "__main__":
