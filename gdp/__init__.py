@@ -72,7 +72,7 @@ __all__ = [
     "from_distributions", "from_privacy_profile",
     # composition, subsampling, DP-SGD
     "compose", "compose_power", "compose_two_orders", "dpsgd", "subsample",
-    "poisson_subsample",
+    "poisson_subsample", "mixture_gaussian",
     # Gaussian DP
     "delta_from_mu", "log_delta_from_mu", "eps_from_mu", "mu_from_eps_delta", "mu_from_sigma",
     "sigma_from_mu", "sigma_from_eps_delta", "sigma_classical", "compose_mu", "group_mu",

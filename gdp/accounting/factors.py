@@ -5,7 +5,7 @@ Theory of operation
 Everything an accountant records is a *factor* with a multiplicity:
 
 * a DP-SGD step, :class:`Step` (noise multiplier σ, Poisson rate p and the sampler /
-  neighbour keywords of :func:`gdp.dpsgd`, none today), or
+  neighbour keywords of :func:`gdp.dpsgd`), or
 * a trade-off curve :math:`f`, read as the curve of one order :math:`(S, S')` of the
   neighbouring pair, with :math:`f^{-1}` for the other order (a Poisson-subsampled
   mechanism under add/remove neighbours is the "remove" curve :math:`f_p`; a symmetric curve
@@ -60,8 +60,9 @@ NON_PRIVATE: TradeOff = EpsDelta(eps=0.0, delta_=1.0)
 @cache
 def sampling_keywords() -> tuple[str, ...]:
     """The keywords of :func:`gdp.dpsgd` that describe a step's sampler or neighbours (all
-    of its named keywords but ``sigma``, ``p``, ``steps``, ``phases``): none today; the
-    accountant's ``step()`` passes exactly these through when they arrive."""
+    of its named keywords but ``sigma``, ``p``, ``steps``, ``phases``: ``sampler``,
+    ``neighbours``, ``group_size``); the accountant's ``step()`` passes exactly these
+    through."""
     params = inspect.signature(dpsgd).parameters
     return tuple(n for n, v in params.items() if n not in ("sigma", "p", "steps", "phases")
                  and v.kind is inspect.Parameter.KEYWORD_ONLY)
@@ -141,8 +142,14 @@ def compose_factors(groups: list[tuple[Step | TradeOff, int]], **accuracy: Any) 
             curves.append((f, n))
 
     def run(opts: tuple, steps: list[tuple[Step, int]]) -> TradeOff:
-        phases = [{"sigma": s.sigma, "p": s.p, "steps": n} for s, n in steps]
-        return dpsgd(phases=phases, **dict(opts), **accuracy)
+        if not opts:
+            phases = [{"sigma": s.sigma, "p": s.p, "steps": n} for s, n in steps]
+            return dpsgd(phases=phases, **accuracy)
+        # another sampler or relation: one curve per (sigma, p), composed (dpsgd takes
+        # phases for Poisson add/remove only)
+        parts = [dpsgd(sigma=s.sigma, p=s.p, steps=n, **dict(opts), **accuracy)
+                 for s, n in steps]
+        return parts[0] if len(parts) == 1 else compose_two_orders(*parts, **accuracy)
 
     if not curves and len(blocks) == 1:  # the one-shot call, bit for bit
         return run(*next(iter(blocks.items())))

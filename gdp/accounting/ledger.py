@@ -198,10 +198,12 @@ class Accountant:
         :func:`gdp.epochs_to_steps` instead of ``sample_rate`` and ``steps`` (its convention
         is stored in the history).
 
-        ``**sampling`` are the sampler / neighbour keywords of :func:`gdp.dpsgd`, passed
-        through to it (none exist yet: Poisson sampling with add/remove neighbours). Returns
-        None, as Opacus's ``step`` does; raises :class:`BudgetExceeded` (nothing recorded)
-        when over budget.
+        ``**sampling`` are the sampler / neighbour keywords of :func:`gdp.dpsgd`
+        (``sampler``, ``neighbours``, ``group_size``), passed through to it; an accountant
+        made with ``neighbours="replace_one"`` records its steps with
+        ``neighbours="replace-one"`` unless told otherwise (a step's ``neighbours`` that
+        contradicts the accountant's is refused). Returns None, as Opacus's ``step`` does;
+        raises :class:`BudgetExceeded` (nothing recorded) when over budget.
         """
         if schedule is not None:
             if not isinstance(schedule, Schedule):
@@ -218,6 +220,12 @@ class Accountant:
         if unknown:
             raise TypeError(f"step() got unknown keyword(s) {unknown}; gdp.dpsgd takes the "
                             f"sampler/neighbour keywords {list(known)}")
+        if self._neighbours == "replace_one":
+            if sampling.get("neighbours", "replace-one") != "replace-one":
+                raise ValueError(f"`neighbours` contradicts the accountant's "
+                                 f"neighbours='replace_one'; got neighbours="
+                                 f"{sampling['neighbours']!r}")
+            sampling = {**sampling, "neighbours": "replace-one"}
         opts = tuple(sorted(sampling.items()))
         s = Step(sigma=noise_multiplier, p=sample_rate, options=opts)
         if opts:  # let gdp.dpsgd judge its own keywords now, not at the next answer

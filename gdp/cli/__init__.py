@@ -113,6 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sigma", type=_float, required=True, help="noise multiplier")
     add_run_options(p)
     p.add_argument("--delta", type=_float, default=1e-5, help="target delta (default 1e-5)")
+    p.add_argument("--sampler", choices=gdp.sampling.SAMPLERS, default="poisson",
+                   help="how batches are drawn (default poisson; see docs/samplers.md)")
+    p.add_argument("--neighbours", choices=gdp.sampling.NEIGHBOURS, default="add-remove",
+                   help="neighbour relation (default add-remove)")
+    p.add_argument("--group-size", type=_int, default=1,
+                   help="examples per user, for user-level privacy (default 1)")
     common(p, progress=True)
     p.set_defaults(func=_cmd_dpsgd)
 

@@ -96,20 +96,30 @@ def _dpsgd_params(args: argparse.Namespace) -> tuple[float, float, int]:
 
 
 def dpsgd_report(sigma: float, p: float, steps: int, delta: float,
-                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                 progress: Callable[[str], None] | None = None, *, sampler: str = "poisson",
+                 neighbours: str = "add-remove", group_size: int = 1) -> dict[str, Any]:
     """ε at δ of a DP-SGD run (sound, with bracket), the μ of a Gaussian with the same
-    (ε, δ), and the CLT μ of Bu et al. with its ε (an approximation) for comparison."""
+    (ε, δ), and the CLT μ of Bu et al. with its ε (an approximation) for comparison (Poisson
+    add/remove only); with another sampler or relation, where each side comes from."""
     dpsgd = gdp.dpsgd
     if progress is not None:
         progress(f"composing {steps} steps of the subsampled Gaussian (sigma={_g(sigma)}, "
                  f"p={_g(p)}) ...")
-    h = dpsgd(sigma=sigma, p=p, steps=steps)
+    plain = (sampler, neighbours, group_size) == ("poisson", "add-remove", 1)
+    extra: dict[str, Any] = {} if plain else {
+        "sampler": sampler, "neighbours": neighbours, "group_size": group_size}
+    h = dpsgd(sigma=sigma, p=p, steps=steps, **extra)
     rec = _eps_report(h, delta)
-    out: dict[str, Any] = {"sigma": sigma, "p": p, "steps": steps, "delta": delta,
+    out: dict[str, Any] = {"sigma": sigma, "p": p, "steps": steps, "delta": delta, **extra,
                            "eps": rec["eps"], "eps_lower": rec.get("eps_lower", rec["eps"]),
                            "eps_upper": rec.get("eps_upper", rec["eps"])}
+    for side in ("sound_bound", "lower_bound"):
+        if getattr(h, side, ""):
+            out[side] = getattr(h, side)
     out["mu_same_eps_delta"] = (float(gdp.mu_from_eps_delta(rec["eps"], delta))
                                 if math.isfinite(rec["eps"]) else math.inf)
+    if not plain:
+        return out
     mu_clt = float(gdp.noisy_sgd_mu(sigma, p, steps))
     out["clt_mu"] = mu_clt
     out["clt_eps"] = float(gdp.eps_from_mu(mu_clt, delta))
@@ -119,16 +129,25 @@ def dpsgd_report(sigma: float, p: float, steps: int, delta: float,
 def _cmd_dpsgd(args: argparse.Namespace) -> int:
     sigma, p, steps = _dpsgd_params(args)
     delta = check_real("delta", args.delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    res = dpsgd_report(sigma, p, steps, delta, progress=_progress(args).note)
+    k = check_int("group_size", args.group_size, lo=1)
+    if args.batch_size is not None and k > args.batch_size:
+        raise ValueError(f"`group_size` must be at most `batch_size`; got group_size={k}, "
+                         f"batch_size={args.batch_size}")
+    res = dpsgd_report(sigma, p, steps, delta, progress=_progress(args).note,
+                       sampler=args.sampler, neighbours=args.neighbours, group_size=k)
     run = schedule_from_args(args)
     res["convention"], res["run"] = run.convention, run.describe()
     if args.json:
         _emit_json(res)
         return 0
-    print(f"DP-SGD: sigma = {_g(sigma)}, p = {_g(p)}, steps = {steps}")
+    print(f"DP-SGD: sigma = {_g(sigma)}, p = {_g(p)}, steps = {steps}, sampler = "
+          f"{args.sampler}, neighbours = {args.neighbours}, group size = {k}")
     print(f"  run: {res['run']}")
     print(f"  eps at delta = {_g(delta)}: {_g(res['eps'])}  (sound upper bound; true value "
           f"in [{_g(res['eps_lower'])}, {_g(res['eps_upper'])}])")
+    for side, what in (("sound_bound", "upper side"), ("lower_bound", "lower side")):
+        if side in res:
+            print(f"  {what}: {res[side]}")
     print(f"  mu of a Gaussian with the same (eps, delta): {_g(res['mu_same_eps_delta'])}")
     if "clt_mu" in res:
         print(f"  CLT (Bu et al. 2020): mu = {_g(res['clt_mu'])}, eps = {_g(res['clt_eps'])}  "

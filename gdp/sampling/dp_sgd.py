@@ -20,6 +20,7 @@ from ..core.tradeoff import TradeOff
 from ..engine.numeric import compose_numeric_two_orders
 from ..engine.settings import accuracy
 from ..families.gaussian import G_mu, Gaussian
+from .samplers import check_combination, sampled_dpsgd
 from .subsampling import PoissonSubsampled, _check_p, subsample
 
 __all__ = ["dpsgd"]
@@ -42,7 +43,9 @@ def _phase(spec: Mapping[str, Any], i: int | None = None) -> tuple[float, float,
 
 
 def dpsgd(*, sigma: float | None = None, p: float | None = None, steps: int | None = None,
-          phases: Sequence[Mapping[str, Any]] | None = None, **accuracy_kw: Any) -> TradeOff:
+          phases: Sequence[Mapping[str, Any]] | None = None, sampler: str = "poisson",
+          neighbours: str = "add-remove", group_size: int = 1,
+          **accuracy_kw: Any) -> TradeOff:
     r"""The trade-off curve of DP-SGD: Poisson-subsampled Gaussian steps with add/remove
     neighbours, composed the tight way.
 
@@ -57,6 +60,13 @@ def dpsgd(*, sigma: float | None = None, p: float | None = None, steps: int | No
     phases : sequence of dict, optional
         Instead of ``sigma, p, steps``: a heterogeneous run, e.g.
         ``[dict(sigma=1.0, p=0.01, steps=1000), dict(sigma=2.0, p=0.02, steps=500)]``.
+    sampler : {"poisson", "fixed", "shuffle", "allocation"}
+        How batches are drawn; ``p`` is batch size over dataset size for all of them (see
+        :mod:`gdp.sampling.samplers` and ``docs/samplers.md``). Default Poisson.
+    neighbours : {"add-remove", "replace-one", "zero-out"}
+        The neighbour relation (:mod:`gdp.sampling.neighbours`). Default add/remove.
+    group_size : int
+        Examples per user for user-level privacy (Poisson, add/remove; default 1).
     **accuracy_kw
         ``rtol``, ``grid_step``, ``tail_mass``, ``max_points`` of the numeric engine
         (:class:`gdp.engine.Accuracy`).
@@ -103,6 +113,15 @@ def dpsgd(*, sigma: float | None = None, p: float | None = None, steps: int | No
             raise TypeError("dpsgd needs `sigma`, `p` and `steps` (or `phases`)")
         specs = [_phase({"sigma": sigma, "p": p, "steps": steps})]
     acc = accuracy(**accuracy_kw)
+    sampler, neighbours, group_size = check_combination(sampler, neighbours, group_size)
+    if sampler != "poisson" or neighbours == "replace-one" or group_size > 1:
+        if len(specs) > 1 or phases is not None:
+            raise TypeError(f"`phases` is for sampler='poisson' with add/remove neighbours and "
+                            f"group_size=1; got sampler={sampler!r}, neighbours="
+                            f"{neighbours!r}, group_size={group_size}")
+        s, q, t = specs[0]
+        return sampled_dpsgd(sigma=s, p=q, steps=t, sampler=sampler, neighbours=neighbours,
+                             group_size=group_size, acc=acc)
     # merge phases with equal (sigma, p)
     merged: dict[tuple[float, float], int] = {}
     for s, q, t in specs:

@@ -245,7 +245,9 @@ def test_schedule_and_sampling_keywords():
     assert acc.history[0]["schedule"]["convention"] == "opacus" and acc.steps == 470
     with pytest.raises(TypeError, match="either `schedule` or `sample_rate`"):
         acc.step(noise_multiplier=1.1, schedule=run, sample_rate=0.1)
-    with pytest.raises(TypeError, match=r"unknown keyword\(s\) \['sampler'\]; gdp.dpsgd"):
+    with pytest.raises(TypeError, match=r"unknown keyword\(s\) \['sampling'\]; gdp.dpsgd"):
+        acc.step(noise_multiplier=1.1, sample_rate=0.1, sampling="shuffle")
+    with pytest.raises(ValueError, match="sampler='shuffle' has no known analysis"):
         acc.step(noise_multiplier=1.1, sample_rate=0.1, sampler="shuffle")
     with pytest.raises(TypeError, match="needs `sample_rate`"):
         acc.step(noise_multiplier=1.1)
@@ -408,3 +410,31 @@ def test_load_state_dict_refuses_other_settings_and_changes_nothing(full_state):
 
 def test_steps_recorded_as_a_step_object_compare_by_value():
     assert Step(sigma=1.0, p=0.5) == Step(sigma=1, p=0.5)
+
+
+def test_sampler_keywords_reach_dpsgd():
+    """Steps with another sampler or relation are the dpsgd curve of that sampler, a ledger
+    of several (sigma, p) composes them, and an accountant with replace-one neighbours
+    charges its steps as replace-one (never the smaller add/remove number)."""
+    kw = {"sampler": "shuffle", "neighbours": "zero-out"}
+    acc = gdp.Accountant()
+    for _ in range(3):
+        acc.step(noise_multiplier=1.0, sample_rate=0.1, steps=10, **kw)
+    assert acc.history[0]["options"] == kw and acc.steps == 30
+    one_shot = gdp.dpsgd(sigma=1.0, p=0.1, steps=30, **kw)
+    assert acc.epsilon(1e-5) == one_shot.epsilon(1e-5)
+    acc.step(noise_multiplier=2.0, sample_rate=0.1, steps=10, **kw)
+    both = acc.epsilon(1e-5)
+    assert both >= one_shot.epsilon(1e-5)
+    assert both >= gdp.dpsgd(sigma=2.0, p=0.1, steps=10, **kw).epsilon(1e-5)
+
+    rep = gdp.Accountant(neighbours="replace_one")
+    rep.step(noise_multiplier=1.0, sample_rate=0.01, steps=100)
+    assert rep.history[0]["options"] == {"neighbours": "replace-one"}
+    add_remove = gdp.dpsgd(sigma=1.0, p=0.01, steps=100).epsilon(1e-5)
+    assert rep.epsilon(1e-5) == gdp.dpsgd(sigma=1.0, p=0.01, steps=100,
+                                          neighbours="replace-one").epsilon(1e-5)
+    assert rep.epsilon(1e-5) > add_remove
+    with pytest.raises(ValueError, match="contradicts the accountant's"):
+        rep.step(noise_multiplier=1.0, sample_rate=0.01, neighbours="add-remove")
+    assert rep.steps == 100
