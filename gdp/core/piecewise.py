@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import lower_convex_hull, upper_envelope
-from .._validation import as_probability_array, as_real_array
+from .._numerics import EPS, affine_exp_upper, lower_convex_hull, upper_envelope
+from .._validation import as_probability_array, as_real_array, check_bool, check_str
+from .dominance import interp_lower
 from .tradeoff import TradeOff, _inv_label
 
 __all__ = ["Identity", "identity", "PiecewiseLinear", "from_curve", "from_privacy_profile"]
@@ -45,9 +46,25 @@ class Identity(TradeOff):
 
     def _hockey(self, eps):
         eps = np.asarray(eps, dtype=float)
-        # sup_x (x - e^eps x) = max(0, 1 - e^eps)
+        # sup_x (x - e^eps x) = max(0, 1 - e^eps); expm1 errs by at most an ulp: raised
         with np.errstate(over="ignore"):
-            return np.maximum(0.0, -np.expm1(eps))
+            return np.minimum(np.maximum(0.0, -np.expm1(eps)) * (1.0 + 2 * EPS), 1.0)
+
+    def _hockey_upper(self, eps):
+        return self._hockey(eps)
+
+    def _hockey_lower(self, eps):
+        with np.errstate(over="ignore"):
+            return np.maximum(0.0, -np.expm1(np.asarray(eps, dtype=float))) * (1.0 - 2 * EPS)
+
+    def _omf_lower(self, alpha):
+        return np.asarray(alpha, dtype=float)
+
+    def _lines(self):
+        return np.array([0.0]), np.array([0.0]), True
+
+    def _symmetric_exact(self):
+        return True
 
     def _loss_sf(self, t):
         return np.where(np.asarray(t) < 0, 1.0, 0.0)
@@ -57,9 +74,6 @@ class Identity(TradeOff):
 
     def _atoms(self):
         return np.array([0.0]), np.array([1.0]), np.array([1.0])
-
-    def _segments(self):
-        return np.array([0.0]), np.array([0.0])
 
     def _group(self, k):
         return self
@@ -98,10 +112,9 @@ class PiecewiseLinear(TradeOff):
     one_minus_beta: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
-        a = np.array(self.alpha, dtype=float)
-        b = np.array(self.beta, dtype=float)
-        omb = 1.0 - b if self.one_minus_beta is None else np.array(self.one_minus_beta,
-                                                                    dtype=float)
+        a, b, omb = _check_vertices(self.alpha, self.beta, self.one_minus_beta)
+        check_str("name", self.name)
+        object.__setattr__(self, "symmetric", check_bool("symmetric", self.symmetric))
         for arr in (a, b, omb):
             arr.setflags(write=False)
         object.__setattr__(self, "alpha", a)
@@ -134,20 +147,29 @@ class PiecewiseLinear(TradeOff):
             q = np.concatenate([[jump], q])
         return loss, p, q
 
-    def _segments(self):
-        da = np.diff(self.alpha)
-        db = np.diff(self.one_minus_beta)
-        ok = (da > 0) & (db > 0)
-        t = np.log(db[ok]) - np.log(da[ok])
-        # line through (alpha_j, beta_j) with slope -e^t: 1 - delta - e^t alpha
-        d = self.one_minus_beta[:-1][ok] - np.exp(t) * self.alpha[:-1][ok]
-        return t, np.clip(d, 0.0, 1.0)
+    def _node_omb(self) -> np.ndarray:
+        """:math:`1 - \beta` at the vertices, as precisely as the curve stores it."""
+        return self.one_minus_beta
+
+    def _pl_data(self):
+        return self.alpha, self._node_omb()
+
+    def _hockey_upper(self, eps):
+        return self._hockey(eps)  # rounded up by its own error bound (below)
+
+    def _omf_lower(self, alpha):
+        if not np.all(np.diff(self.alpha) > 0):
+            return None  # repeated vertices (underflowed alpha): the data are not exact
+        return interp_lower(alpha, self.alpha, self._node_omb())
 
     def _hockey(self, eps):
         # the concave function 1 - e^eps x - f(x) peaks at the vertex where the slope of f
-        # crosses -e^eps: after the segments whose loss log(dbeta/dalpha) exceeds eps
+        # crosses -e^eps: after the segments whose loss log(dbeta/dalpha) exceeds eps. The
+        # value omb_j - s a_j errs by at most 4 ulps of s a_j (exp to 3 ulps, a product)
+        # plus one of omb_j (the difference, at most omb_j), which is added: an upper bound
+        # even where the two cancel near a tiny delta
         eps = np.asarray(eps, dtype=float).reshape(-1)
-        a, omb = self.alpha, self.one_minus_beta
+        a, omb = self.alpha, self._node_omb()
         with np.errstate(divide="ignore", invalid="ignore"):
             loss = np.log(np.diff(omb)) - np.log(np.diff(a))
         loss = np.where(np.isnan(loss), -np.inf, loss)
@@ -157,14 +179,18 @@ class PiecewiseLinear(TradeOff):
         best = np.full(eps.shape, -np.inf)
         with np.errstate(over="ignore", invalid="ignore"):
             s = np.exp(eps)
-            for off in (-1, 0, 1):
+            for off in (-2, -1, 0, 1, 2):
                 j = np.clip(k + off, 0, a.size - 1)
-                v = omb[j] - np.where(a[j] > 0, s * a[j], 0.0)
+                sa = np.where(a[j] > 0, s * a[j], 0.0)
+                v = omb[j] - sa
+                marg = EPS * (4.0 * sa + omb[j])
+                # where floats cannot tell the sign (an atom's own loss), decimals can
+                unsure = np.flatnonzero((sa > 0) & np.isfinite(sa) & (v <= 0) & (v + marg > 0))
+                v = np.where(sa > 0, v + marg, v)
+                if 0 < unsure.size <= 1000:
+                    v[unsure] = affine_exp_upper(omb[j][unsure], eps[unsure], a[j][unsure])
                 best = np.maximum(best, np.where(np.isnan(v), -np.inf, v))
-        return np.where(np.isposinf(eps), omb[0], best)
-
-    def _vertices(self):
-        return np.asarray(self.alpha)
+        return np.minimum(np.where(np.isposinf(eps), omb[0], best), 1.0)
 
     def _loss_sf(self, t):
         return self._tail(t, 1)
@@ -185,6 +211,26 @@ class PiecewiseLinear(TradeOff):
         a = np.concatenate([[0.0], self.beta[::-1]])
         b = np.concatenate([[1.0], self.alpha[::-1]])
         return _make_piecewise(a, b, name=_inv_label(self.name))
+
+
+def _check_vertices(alpha: Any, beta: Any, omb: Any) -> tuple[np.ndarray, ...]:
+    """Vertex arrays of a :class:`PiecewiseLinear`: 1-D, in [0, 1], of one length (>= 2),
+    alpha non-decreasing from 0 to 1, beta non-increasing to 0. (``beta <= 1 - alpha`` is not
+    required here: the optimistic side of a numeric composition is an upper bound and may
+    lie above the identity; :func:`from_curve` checks a user's points.)"""
+    a = as_probability_array("alpha", alpha, min_size=2, max_ndim=1)
+    b = as_probability_array("beta", beta, min_size=2, max_ndim=1)
+    o = 1.0 - b if omb is None else as_probability_array("one_minus_beta", omb, max_ndim=1)
+    if not a.size == b.size == o.size:
+        raise ValueError(f"`alpha`, `beta` and `one_minus_beta` must have one length; got "
+                         f"{a.size}, {b.size} and {o.size}")
+    if a[0] != 0.0 or a[-1] != 1.0 or np.any(np.diff(a) < 0):
+        raise ValueError("`alpha` must be non-decreasing from 0 to 1 (the vertices of a curve "
+                         f"on [0, 1]); got alpha={a[0]!r}...{a[-1]!r}")
+    if b[-1] != 0.0 or np.any(np.diff(b) > 0):
+        raise ValueError("`beta` must be non-increasing down to beta[-1] = 0 (a trade-off "
+                         f"function); got beta[-1]={b[-1]!r}")
+    return np.array(a), np.array(b), np.array(o)
 
 
 def _make_piecewise(alpha, beta, *, name: str, symmetric: bool = False,
@@ -257,8 +303,9 @@ def from_curve(alpha: Any, beta: Any, *, repair: bool = False,
     >>> f(0.25)
     0.6
     """
-    a = as_probability_array("alpha", alpha).reshape(-1)
-    b = as_probability_array("beta", beta).reshape(-1)
+    a = as_probability_array("alpha", alpha, max_ndim=1).reshape(-1)
+    b = as_probability_array("beta", beta, max_ndim=1).reshape(-1)
+    check_str("name", name)
     if a.size != b.size:
         raise ValueError(f"`alpha` and `beta` must have the same length; got {a.size} and "
                          f"{b.size}")
@@ -345,8 +392,9 @@ def from_privacy_profile(eps: Any, delta: Any, *, name: str = "f") -> PiecewiseL
     >>> round(f(0.05), 6)
     0.764086
     """
-    e = as_real_array("eps", eps, lo=0.0).reshape(-1)
-    d = as_probability_array("delta", delta).reshape(-1)
+    e = as_real_array("eps", eps, lo=0.0, max_ndim=1).reshape(-1)
+    d = as_probability_array("delta", delta, max_ndim=1).reshape(-1)
+    check_str("name", name)
     if e.size == 0 or d.size == 0:
         raise ValueError("`eps` must hold at least one value; got an empty array")
     try:

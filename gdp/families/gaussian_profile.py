@@ -74,6 +74,7 @@ from .._numerics import step_until
 __all__ = []
 
 _SQRT2 = math.sqrt(2.0)
+_TINY = 5e-324  # the smallest positive float
 _SQRT_PI = math.sqrt(math.pi)
 _LOG2 = math.log(2.0)
 _LOG_SQRT_PI = math.log(_SQRT_PI)
@@ -228,6 +229,14 @@ def _ld_block(m: np.ndarray, e: np.ndarray) -> np.ndarray:
         en = e[neg]
         out[neg] = np.logaddexp(np.log(-np.expm1(en)), en + out[neg])
     return out
+
+
+def _delta_upper(F: np.ndarray) -> np.ndarray:
+    """δ = exp(log δ) from the raised log δ, never rounded down to 0: a δ below the
+    smallest positive float (log δ < -744.4) is returned as that float, 5e-324, an upper
+    bound (only δ = 0 exactly, log δ = -inf, gives 0)."""
+    with np.errstate(under="ignore"):
+        return np.where(np.isneginf(F), 0.0, np.maximum(np.exp(F), _TINY))
 
 
 def _log_delta(mu: Any, eps: Any) -> np.ndarray:
