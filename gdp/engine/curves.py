@@ -21,6 +21,13 @@ from typing import Any
 import numpy as np
 
 from .._numerics import EPS
+from .._validation import (
+    as_probability_array,
+    as_real_array,
+    check_bool,
+    check_instance,
+    check_str,
+)
 from ..core.piecewise import PiecewiseLinear
 
 __all__ = ["LossCurve", "curve_from_atoms", "hull_min_curves", "max_curves"]
@@ -67,6 +74,19 @@ class LossCurve(PiecewiseLinear):
 
     def __post_init__(self):
         PiecewiseLinear.__post_init__(self)
+        object.__setattr__(self, "optimistic", check_bool("optimistic", self.optimistic))
+        # entry defaults for a curve given by its vertices only: 1 - beta and the slopes
+        if self.omb is None:
+            object.__setattr__(self, "omb", self.one_minus_beta)
+        omb = as_probability_array("omb", self.omb, max_ndim=1)
+        if omb.size != self.alpha.size:
+            raise ValueError(f"`omb` must have one value per vertex ({self.alpha.size}); got "
+                             f"{omb.size}")
+        if self.tseg is None:
+            object.__setattr__(self, "tseg", np.array([_log_slope(omb[i], omb[i + 1],
+                                                                  self.alpha[i],
+                                                                  self.alpha[i + 1])
+                                                       for i in range(omb.size - 1)]))
         if self.lalpha is None:
             with np.errstate(divide="ignore"):
                 object.__setattr__(self, "lalpha", np.log(self.alpha))
@@ -81,6 +101,9 @@ class LossCurve(PiecewiseLinear):
     # -- curve -------------------------------------------------------------
     def _one_minus_f(self, alpha):
         return np.interp(alpha, self.alpha, self.omb)
+
+    def _node_omb(self):
+        return self.omb
 
     def _active(self, eps: np.ndarray) -> np.ndarray:
         """Index of the vertex where the slope crosses :math:`-e^\\varepsilon`."""
@@ -279,9 +302,15 @@ def curve_from_atoms(loss: Any, p: Any, q: Any, *, name: str = "f", symmetric: b
     >>> f(0.3)
     0.7
     """
-    u = np.asarray(loss, dtype=float).reshape(-1)
-    p = np.asarray(p, dtype=float).reshape(-1)
-    q = np.asarray(q, dtype=float).reshape(-1)
+    u = as_real_array("loss", loss, finite=False, max_ndim=1)
+    p = as_probability_array("p", p, max_ndim=1)
+    q = as_probability_array("q", q, max_ndim=1)
+    if not u.size == p.size == q.size:
+        raise ValueError(f"`loss`, `p` and `q` must have one length; got {u.size}, {p.size} "
+                         f"and {q.size}")
+    check_str("name", name)
+    symmetric, optimistic = check_bool("symmetric", symmetric), check_bool("optimistic",
+                                                                            optimistic)
     inf_q = float(q[np.isposinf(u) | ((p == 0) & (q > 0))].sum())
     fin = np.isfinite(u) & (p > 0) & (q > 0)
     u, p, q = u[fin], p[fin], q[fin]
@@ -308,6 +337,13 @@ def _omb_at(c: LossCurve, la: np.ndarray) -> np.ndarray:
     return np.minimum(c.omb[j] + step, 1.0)
 
 
+def _check_pair(c1: Any, c2: Any, name: Any, symmetric: Any) -> None:
+    for nm, c in (("c1", c1), ("c2", c2)):
+        check_instance(nm, c, LossCurve, "a LossCurve")
+    check_str("name", name)
+    check_bool("symmetric", symmetric)
+
+
 def hull_min_curves(c1: LossCurve, c2: LossCurve, *, name: str = "f",
                     symmetric: bool = False) -> LossCurve:
     r""":math:`\min\{c_1, c_2\}^{**}` (largest convex minorant), whose profile is
@@ -317,6 +353,7 @@ def hull_min_curves(c1: LossCurve, c2: LossCurve, *, name: str = "f",
     :math:`(1-\beta_j) - e^{\varepsilon}\alpha_j` is the largest of all for some ε; that
     is tested on every interval between consecutive breakpoints of either curve.
     """
+    _check_pair(c1, c2, name, symmetric)
     e = np.unique(np.concatenate([c1.tseg, c2.tseg]))
     e = e[np.isfinite(e)]
     if e.size:
@@ -368,6 +405,7 @@ def max_curves(c1: LossCurve, c2: LossCurve, *, name: str | None = None,
                symmetric: bool = False) -> LossCurve:
     r"""The pointwise maximum :math:`\max\{c_1, c_2\}` (a convex piecewise-linear curve;
     for :math:`c_2 = c_1^{-1}` it is :math:`c_1^S`, DRS Prop. 2.4)."""
+    _check_pair(c1, c2, "f" if name is None else name, symmetric)
     g = np.unique(np.concatenate([c1.lalpha, c2.lalpha]))
     o1, o2 = _omb_at(c1, g), _omb_at(c2, g)
     d = o1 - o2

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from scipy import special
 
-from .._validation import check_int
+from .._validation import check_count, check_fields, check_real, count, real
 from .curves import LossCurve, curve_from_atoms
 
 __all__ = ["randomized_response_power", "RandomizedResponsePower"]
@@ -23,6 +23,9 @@ __all__ = ["randomized_response_power", "RandomizedResponsePower"]
 # ---------------------------------------------------------------------------
 # exact compositions of atomic laws
 # ---------------------------------------------------------------------------
+_K_MAX = 10**7
+
+
 def randomized_response_power(eps: float, k: int) -> LossCurve:
     r"""The exact :math:`f_{\varepsilon,0}^{\otimes k}` (k-fold randomized response).
 
@@ -39,7 +42,8 @@ def randomized_response_power(eps: float, k: int) -> LossCurve:
     >>> round(h.delta(0.0), 6)
     0.462117
     """
-    k = check_int("k", k, lo=1)
+    eps = check_real("eps", eps, lo=0.0, hi=700.0)
+    k = check_count("k", k, hi=_K_MAX, why="the exact law has k + 1 atoms")
     j = np.arange(k + 1, dtype=float)
     lc = special.gammaln(k + 1.0) - special.gammaln(j + 1.0) - special.gammaln(k - j + 1.0)
     lz = k * np.logaddexp(0.0, eps)
@@ -75,6 +79,11 @@ class RandomizedResponsePower(LossCurve):
 
     eps0: float = 0.0
     k: int = 1
+
+    def __post_init__(self):
+        LossCurve.__post_init__(self)
+        check_fields(self, eps0=real(lo=0.0, hi=700.0),
+                     k=count(hi=_K_MAX, why="the exact law has k + 1 atoms"))
 
     def __repr__(self):
         return f"RandomizedResponsePower(eps0={self.eps0!r}, k={self.k!r})"
