@@ -30,16 +30,26 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from .._numerics import bisect_bracket, step_until
-from .._validation import check_int, check_real
+from .._numerics import EPS, bisect_bracket, div_up, lower_by, raise_by, step_until
+from .._validation import (
+    check_callable,
+    check_choice,
+    check_count,
+    check_fields,
+    check_real,
+    optional,
+    real,
+    text,
+)
 from ..approx.limits import noisy_sgd_mu
 from ..bounds.rdp import eps_from_rdp, rdp_sampled_gaussian
 from ..core.piecewise import Identity
-from ..core.tradeoff import TradeOff
+from ..core.tradeoff import Bracketed, TradeOff
 from ..families.gaussian import G_mu, eps_from_mu, mu_from_eps_delta, sigma_from_eps_delta
 from ..sampling.dp_sgd import dpsgd
 
@@ -63,7 +73,9 @@ class Calibration:
         The value at ``sigma``: the sound ε (``"epsilon"``), the μ (``"mu"``: the target,
         now certified, or the CLT μ); None for a trade-off target (dominance holds).
     delta : float or None
-        The δ of an ε target.
+        The δ of an ε target; for a μ target certified on a numeric curve, the additive δ
+        of the certificate (the Q-mass the engine's sound side puts at :math:`+\infty`, at
+        most 1e-9; see ``notes`` and :func:`_mu_above_floor`).
     bounds : tuple of float or None
         ``(lower, upper)`` bracket of ``achieved`` for numeric curves.
     method : str
@@ -88,6 +100,22 @@ class Calibration:
     kind: str = "bound"
     sigma_lower: float = 0.0
     notes: str = ""
+
+    def __post_init__(self):
+        check_choice("criterion", self.criterion, ("epsilon", "mu", "tradeoff"))
+        check_choice("method", self.method, ("exact", "rdp", "clt"))
+        check_choice("kind", self.kind, ("bound", "approximation"))
+        nonneg = real(lo=0.0, finite=False)
+        check_fields(self, sigma=real(lo=0.0, lo_open=True), target=optional(nonneg),
+                     achieved=optional(nonneg), delta=optional(real(lo=0.0, hi=1.0)),
+                     sigma_lower=real(lo=0.0), notes=text())
+        if self.bounds is not None:
+            b = self.bounds
+            if not (isinstance(b, tuple) and len(b) == 2):
+                raise TypeError(f"`bounds` must be a pair (lower, upper); got bounds={b!r:.60}")
+            object.__setattr__(self, "bounds", (check_real("bounds", b[0], lo=0.0, finite=False),
+                                                check_real("bounds", b[1], lo=b[0],
+                                                           finite=False)))
 
 
 # ---------------------------------------------------------------------------
@@ -207,15 +235,14 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
     >>> c.sigma_lower < exact, round(c.sigma / exact, 2), c.achieved <= 1.0
     (True, 1.0, True)
     """
-    if not callable(make):
-        raise TypeError(f"`make` must be callable (sigma -> TradeOff); got make={make!r}")
+    check_callable("make", make, "callable (sigma -> TradeOff)")
     criterion, value, d = _target(eps, delta, mu, tradeoff)
     r = _check_rtol(rtol)
     s0 = check_real("sigma_start", sigma_start, lo=0.0, lo_open=True)
     smin = check_real("sigma_min", sigma_min, lo=0.0, lo_open=True)
     smax = check_real("sigma_max", sigma_max, lo=smin)
     s0 = min(max(s0, smin), smax)
-    cache: dict[float, tuple[bool, TradeOff | None]] = {}
+    cache: dict[float, tuple[bool, TradeOff | None, float | None]] = {}
     errors: list[str] = []
     ref = G_mu(value) if criterion == "mu" else value
 
@@ -224,13 +251,18 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
             h = make(s)
             if not isinstance(h, TradeOff):
                 raise TypeError(f"`make` must return a TradeOff; got {h!r} at sigma={s!r}")
+            floor = None
             try:
-                met = (float(h.epsilon(d)) <= value if criterion == "epsilon"
-                       else bool(h.dominates(ref)))
+                if criterion == "epsilon":
+                    met = float(h.epsilon(d)) <= value
+                else:
+                    met = bool(h.dominates(ref))
+                    if not met and criterion == "mu":
+                        met, floor = _mu_above_floor(h, value)
             except ValueError as exc:  # e.g. the numeric engine's accuracy or memory cap:
                 errors.append(f"sigma={s:g}: {exc}")  # not certified, so not met
                 met = False
-            cache[s] = (met, h)
+            cache[s] = (met, h, floor)
         return cache[s][0]
 
     if criterion == "epsilon":
@@ -243,9 +275,70 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
         if errors:
             raise ValueError(f"{exc}; the last evaluation error was at {errors[-1]}") from None
         raise
-    h = cache[hi][1]
-    return _result(h, hi, lo, criterion, value, d, method="exact", kind="bound",
-                   notes="bisection in log sigma on the sound side")
+    _, h, floor = cache[hi]
+    notes = "bisection in log sigma on the sound side"
+    if floor is not None:
+        d = floor
+        notes += (f"; mu-GDP certified up to the numeric floor: Q-mass delta = {floor:.3g} "
+                  "at +inf and P-mass <= 1e-9 at -inf of the sound curve (additive delta)")
+    return _result(h, hi, lo, criterion, value, d, method="exact", kind="bound", notes=notes)
+
+
+#: the largest mass at +-inf accepted as the floor of a numeric mu-GDP certificate
+_FLOOR_MAX = 1e-9
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _FlooredGaussian(TradeOff):
+    r""":math:`G_\mu` with Q-mass :math:`\tau_Q` moved to :math:`+\infty` and P-mass
+    :math:`\tau_P` to :math:`-\infty`: :math:`(1-\tau_Q)\,G_\mu(\alpha/(1-\tau_P))`
+    for :math:`\alpha < 1-\tau_P`, 0 beyond; the target a numeric μ-GDP certificate can
+    prove (see :func:`_mu_above_floor`). Only what dominance needs is implemented."""
+
+    mu: float
+    tau_q: float
+    tau_p: float
+
+    def _f(self, alpha):
+        a = np.asarray(alpha, dtype=float)
+        keep = 1.0 - self.tau_p
+        g = G_mu(self.mu)._f(np.minimum(a / keep, 1.0))
+        return np.where(a < keep, (1.0 - self.tau_q) * g, 0.0)
+
+    def _omf_lower(self, alpha):
+        # tau_Q + (1 - tau_Q)(1 - G(a / (1 - tau_P))): the quotient rounded down (1 - G
+        # increases), G's lower bound, the product and the sum lowered by 3 ulps; an ulp
+        # past the rounded 1 - tau_P, alpha is past the exact one and 1 - f = 1
+        a = np.asarray(alpha, dtype=float)
+        keep = 1.0 - self.tau_p
+        x = np.minimum(lower_by(a / keep, 1), 1.0)
+        g = np.asarray(G_mu(self.mu)._omf_lower(x), dtype=float)
+        v = np.minimum(lower_by(self.tau_q + (1.0 - self.tau_q) * g, 3), 1.0)
+        return np.where(a >= np.nextafter(keep, 2.0), 1.0, v)
+
+
+def _mu_above_floor(h: TradeOff, mu: float) -> tuple[bool, float | None]:
+    r"""μ-GDP of a numeric curve up to the floor of its sound side.
+
+    The sound curve of a numeric composition puts its truncated tails and round-off
+    allowances at :math:`\pm\infty`: a jump at α = 0 (Q-mass :math:`\tau_Q` at
+    :math:`+\infty`) and a flat zero tail before α = 1 (P-mass :math:`\tau_P` at
+    :math:`-\infty`), where it lies below :math:`G_\mu` however much noise is added, so
+    plain dominance is never proved. What is proved is dominance of :math:`G_\mu` with
+    just those masses moved (:class:`_FlooredGaussian`, both at most :data:`_FLOOR_MAX`):
+    for ε ≥ 0 that is (ε, δ)-DP with :math:`\delta \le \tau_Q + \delta_{G_\mu}(\varepsilon
+    - \log((1-\tau_Q)/(1-\tau_P)))`, μ-GDP up to the engine's floor. Returns (certified,
+    :math:`\tau_Q`), the additive δ of the certificate."""
+    pl = (h.lower if isinstance(h, Bracketed) else h)._pl_data()
+    if pl is None:
+        return False, None
+    a, o = pl
+    tau_q = raise_by(float(o[0]), 4)
+    # P-mass at -inf: where beta reaches 0 (8 ulps more, so 1 - tau_P lies below that alpha)
+    tau_p = raise_by(1.0 - float(a[np.argmax(o >= 1.0)]), 4) + 8 * EPS
+    if not (tau_q <= _FLOOR_MAX and tau_p <= _FLOOR_MAX):
+        return False, None
+    return bool(h.dominates(_FlooredGaussian(mu=mu, tau_q=tau_q, tau_p=tau_p))), tau_q
 
 
 def _result(h: TradeOff, sigma: float, lo: float, criterion: str, value: Any,
@@ -328,14 +421,16 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
     The RDP σ (cheap) seeds the exact search for ε targets and the CLT σ for μ targets.
     Impossible targets (``delta = 0``, the identity curve) raise ``ValueError``.
 
-    A μ target with ``method="exact"`` asks for *true* μ-GDP, :math:`h \ge G_\mu` at every
-    α. For p < 1 that needs far more noise than the CLT suggests: with probability
+    A μ target with ``method="exact"`` is checked by dominance of the sound numeric curve,
+    which carries the engine's truncated tails and round-off as masses at :math:`\pm\infty`
+    (a jump at α = 0 of about the accuracy's ``tail_mass``, a flat zero tail before α = 1).
+    Exact μ-GDP, :math:`h \ge G_\mu` at every α, is therefore out of the numerics' reach:
+    what is certified is :math:`G_\mu` with those masses moved (μ-GDP up to an additive δ,
+    reported as ``delta``, about 1e-20 by default; lower ``tail_mass`` to lower it). Below
+    that floor lies the extreme tail that decides exact μ-GDP for p < 1: with probability
     :math:`p^T` the example is sampled at every step and the privacy loss is then Gaussian
-    with variance :math:`T/\sigma^2`, so the extreme tail (α of order :math:`p^T`) is
-    dominated only when :math:`\sigma \gtrsim \sqrt T/\mu`. The check runs on the sound
-    numeric curve, whose truncated tail and round-off allowance sit as a small mass at
-    :math:`+\infty` (a jump at α = 0), which makes it more conservative still. Use
-    ``method="clt"`` for the usual (approximate) GDP calibration, or an ε target.
+    with variance :math:`T/\sigma^2`, dominated only when :math:`\sigma \gtrsim \sqrt T/\mu`.
+    Use ``method="clt"`` for the usual (approximate) GDP calibration, or an ε target.
 
     Examples
     --------
@@ -345,9 +440,9 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
     (1.513, True, 'bound')
     """
     q = check_real("p", p, lo=0.0, hi=1.0, lo_open=True)
-    t = check_int("steps", steps, lo=1)
+    t = check_count("steps", steps)
     r = _check_rtol(rtol)
-    if method not in ("exact", "rdp", "clt"):
+    if not isinstance(method, str) or method not in ("exact", "rdp", "clt"):
         raise ValueError(f"`method` must be one of ('exact', 'rdp', 'clt'); got "
                          f"method={method!r}")
     criterion, value, d = _target(eps, delta, mu, tradeoff)
@@ -398,7 +493,8 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
                           sigma_min=1e-3, sigma_max=1e4)
     return Calibration(sigma=res.sigma, criterion=res.criterion, target=res.target,
                        achieved=res.achieved, delta=res.delta, bounds=res.bounds,
-                       method="exact", kind="bound", sigma_lower=res.sigma_lower, notes=note)
+                       method="exact", kind="bound", sigma_lower=res.sigma_lower,
+                       notes=note + res.notes.partition("sound side")[2])
 
 
 # ---------------------------------------------------------------------------
@@ -429,28 +525,33 @@ def calibrate_gaussian(*, eps: float | None = None, delta: float | None = None,
     8.0
     """
     s = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True)
-    kk = check_int("k", k, lo=1)
+    kk = check_count("k", k)
     criterion, value, d = _target(eps, delta, mu, tradeoff)
     root_k = math.sqrt(kk)
+    # sqrt(k) s, rounded up (a root and a product: 1.5 ulps; exact when k is a square and
+    # the product exact): the mechanism's mu at a noise sigma is never above div_up(num, sigma)
+    num = root_k * s
+    exact = math.isqrt(kk) ** 2 == kk and Fraction(num) == Fraction(root_k) * Fraction(s)
+    num = num if exact else raise_by(num, 2)
     if criterion == "epsilon":
         if value == 0:
             raise ValueError("`eps` must be positive for the Gaussian mechanism calibration "
                              "(use a mu target for eps = 0); got eps=0.0")
-        sigma = float(sigma_from_eps_delta(s, value, d)) * root_k
-        # undo the rounding of sigma -> mu (a few ulps at most)
-        sigma = float(step_until(lambda x: eps_from_mu(root_k * s / x, d) <= value, sigma,
+        sigma = raise_by(float(sigma_from_eps_delta(s, value, d)) * root_k, 2)
+        # undo the rounding of sigma -> mu (a few ulps at most), against an upper bound on mu
+        sigma = float(step_until(lambda x: eps_from_mu(div_up(num, x), d) <= value, sigma,
                                  np.inf, tries=64))
-        achieved = float(eps_from_mu(root_k * s / sigma, d))
+        achieved = float(eps_from_mu(div_up(num, sigma), d))
         return Calibration(sigma=sigma, criterion=criterion, target=value, achieved=achieved,
                            delta=d, method="exact", kind="bound", sigma_lower=sigma,
                            notes="sigma = sqrt(k) sensitivity / mu(eps, delta) (Balle-Wang "
                                  "2018; DRS Cor. 2.13)")
     if criterion == "mu":
-        sigma = root_k * s / value
+        sigma = float(div_up(num, value))  # so that sqrt(k) s / sigma <= mu exactly
         return Calibration(sigma=sigma, criterion=criterion, target=value, achieved=value,
                            method="exact", kind="bound", sigma_lower=sigma,
                            notes="sigma = sqrt(k) sensitivity / mu (DRS Thm 2.7, Cor. 3.3)")
-    res = calibrate_sigma(lambda sg: G_mu(root_k * s / sg), tradeoff=value, rtol=rtol,
+    res = calibrate_sigma(lambda sg: G_mu(float(div_up(num, sg))), tradeoff=value, rtol=rtol,
                           sigma_start=1.0)
     return Calibration(sigma=res.sigma, criterion=criterion, target=None, achieved=None,
                        method="exact", kind="bound", sigma_lower=res.sigma_lower,

@@ -10,12 +10,11 @@ Imports: the ground floor and :mod:`gdp.core`.
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from .._numerics import div_up
 from .._validation import as_real_array, check_int, check_real
 from ..core.tradeoff import TradeOff
 
@@ -36,10 +35,7 @@ def _as_rng(rng: Any) -> np.random.Generator:
 
 def _div_up(a: float, b: float) -> float:
     """The smallest float not below the real quotient a / b (a, b > 0)."""
-    q = a / b
-    if math.isfinite(q) and Fraction(q) < Fraction(a) / Fraction(b):
-        q = math.nextafter(q, math.inf)
-    return q
+    return float(div_up(a, b))
 
 
 def _sensitivity(value: Any) -> float:
