@@ -20,7 +20,7 @@ import numpy as np
 
 import gdp
 
-from .._validation import check_int, check_real
+from .._validation import MAX_COUNT, check_real
 from ..core.tradeoff import TradeOff
 from .accounting import schedule_from_args
 from .output import (
@@ -39,22 +39,27 @@ __all__ = ["dpsgd_report", "demo_report", "demo_text"]
 # ---------------------------------------------------------------- commands
 def _cmd_convert(args: argparse.Namespace) -> int:
     mu = args.mu
+    sens = 1.0 if args.sensitivity is None else args.sensitivity
     if args.sigma is not None:
         if mu is not None:
             raise ValueError("give either --mu or --sigma, not both")
-        sigma = check_real("sigma", args.sigma, lo=0.0, lo_open=True)
-        sens = check_real("sensitivity", args.sensitivity, lo=0.0, lo_open=True)
-        mu = sens / sigma
+        mu = float(gdp.mu_from_sigma(sens, args.sigma))
     given = {k: v for k, v in (("mu", mu), ("eps", args.eps), ("delta", args.delta))
              if v is not None}
     if len(given) != 2:
         raise ValueError("give exactly two of --mu (or --sigma), --eps, --delta; got "
                          + (", ".join("--" + k for k in given) or "none"))
-    rows = [_convert_one(mu, e, d) for e, d in _convert_pairs(args.eps, args.delta)]
-    for res, _ in rows:
+    rows = []
+    for res, text in (_convert_one(mu, e, d) for e, d in _convert_pairs(args.eps, args.delta)):
         if args.sigma is not None:
-            res["sigma"] = float(args.sigma)
-            res["sensitivity"] = float(args.sensitivity)
+            res["sigma"], res["sensitivity"] = float(args.sigma), float(sens)
+        elif args.sensitivity is not None:
+            # the noise of the Gaussian mechanism with this sensitivity: sigma =
+            # sensitivity/mu (rounded up, never less noise than mu needs; mu = 0: infinite)
+            sigma = float(gdp.sigma_from_mu(sens, res["mu"])) if res["mu"] > 0 else math.inf
+            res["sensitivity"], res["sigma"] = float(sens), sigma
+            text += f"; sigma = sensitivity/mu = {_g(sigma)} for sensitivity {_g(sens)}"
+        rows.append((res, text))
     if args.json:
         _emit_json(rows[0][0] if len(rows) == 1 else {"results": [r for r, _ in rows]})
     else:
@@ -91,7 +96,7 @@ def _convert_one(mu: float | None, eps: float | None,
 
 
 def _dpsgd_params(args: argparse.Namespace) -> tuple[float, float, int]:
-    sigma = check_real("sigma", args.sigma, lo=0.0, lo_open=True)
+    sigma = args.sigma  # checked by its type when parsed
     run = schedule_from_args(args)
     return sigma, run.sample_rate, run.steps
 
@@ -144,8 +149,7 @@ def _cmd_compose(args: argparse.Namespace) -> int:
     terms += [parse_mechanism(s) for s in args.mechanisms]
     if not terms:
         raise ValueError("give mechanisms (e.g. gauss:1 lap:0.5x10) or --file FILE.json")
-    deltas = [check_real("delta", d, lo=0.0, hi=1.0, lo_open=True) for d in args.delta]
-    epss = [check_real("eps", e, lo=0.0) for e in (args.eps or [])]
+    deltas, epss = list(args.delta), list(args.eps or [])
     total = sum(n for _, n in terms)
     prog = _progress(args)
     prog(f"composing {total} mechanisms ...")
@@ -199,14 +203,18 @@ def _compare_target(spec: str) -> tuple[Any, dict[str, float] | None]:
             sigma, p = (float(v) for v in parts)
         except ValueError:
             raise ValueError(f"mechanism {spec!r}: parameters must be numbers") from None
+        try:
+            sigma = check_real("sigma", sigma, lo=0.0, lo_open=True)
+            p = check_real("p", p, lo=0.0, hi=1.0, lo_open=True)
+        except ValueError as exc:
+            raise ValueError(f"mechanism {spec!r}: {exc}") from None
         return None, {"sigma": sigma, "p": p}
     return parse_curve(spec), None
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     f, sgd = _compare_target(args.mechanism)
-    ks = [check_int("k", k, lo=1) for k in args.k]
-    delta = check_real("delta", args.delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    ks, delta = list(args.k), args.delta
     prog = _progress(args)
     if len(ks) == 1:
         compare = gdp.compare
@@ -251,11 +259,15 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
     from .. import plot as gplot
 
+    out = _writable("--out", args.out)
+    csv = None if args.csv is None else _writable("--csv", args.csv)
+    if args.size * args.dpi > _PIXELS_MAX:
+        raise ValueError(f"--size times --dpi must be at most {_PIXELS_MAX} pixels; got "
+                         f"size={_g(args.size)}, dpi={args.dpi}")
     curves = [parse_curve(s) for s in args.curves]
     labels = args.label
     if labels is not None and len(labels) != len(curves):
         raise ValueError(f"give one --label per curve ({len(curves)}); got {len(labels)}")
-    out = Path(args.out)
     fig = Figure(figsize=(args.size, args.size), layout="constrained")
     ax = fig.subplots()
     _progress(args)(f"drawing {len(curves)} curve(s) ...")
@@ -268,11 +280,10 @@ def _cmd_plot(args: argparse.Namespace) -> int:
                                   labels=labels, return_data=True)
     if args.title:
         ax.set_title(args.title)
-    out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=args.dpi)
     written = [str(out)]
-    if args.csv:
-        written.append(str(data.to_csv(args.csv)))
+    if csv is not None:
+        written.append(str(data.to_csv(csv)))
     if args.json:
         _emit_json({"files": written, "curves": [repr(c) for c in curves]})
     else:
@@ -288,6 +299,22 @@ def demo_report(progress: Callable[[str], None] | None = None) -> dict[str, Any]
                          "mu_for_eps_1": float(gdp.mu_from_eps_delta(1.0, 1e-5)),
                          "mu_of_100": gdp.compose_mu(*[mu] * 100)},
             "dpsgd": dpsgd_report(1.1, 0.01, 10_000, delta, progress=progress)}
+
+
+#: the largest image side of ``gdp plot`` in pixels (--size times --dpi)
+_PIXELS_MAX = 8000
+
+
+def _writable(flag: str, path: str) -> Path:
+    """An output path whose directory exists (no directories are created silently)."""
+    out = Path(path)
+    if not str(path).strip() or out.name in ("", ".", ".."):
+        raise ValueError(f"{flag} must name a file; got {path!r}")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"{flag}: the directory {str(parent)!r} does not exist (create it "
+                         "first)")
+    return out
 
 
 def demo_text(progress: Callable[[str], None] | None = None) -> str:
@@ -332,6 +359,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     matplotlib.use("Agg", force=True)
     from ..plot import figures
 
+    _writable("--out", args.out)  # the directory is created, its parent must exist
     prog = _progress(args)
     written, failed = figures.draw_all(args.out, quick=args.quick, formats=args.format,
                                        dpi=args.dpi, names=args.only or None, progress=prog)
