@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import div_up
-from .._validation import as_real_array, check_int, check_real
+from .._validation import as_real_array, check_count, check_real
 from ..core.tradeoff import TradeOff
 
 __all__ = ["Mechanism"]
@@ -132,7 +132,7 @@ class Mechanism:
         """``n`` independent releases for the same ``value``, stacked along a new first axis
         (same distribution as ``n`` calls; used by :func:`gdp.audit`)."""
         self._validate()
-        n = check_int("n", n, lo=1)
+        n = check_count("n", n, hi=10**8, why="the releases are held in memory")
         gen = _as_rng(rng)
         return self._release_many(self._prepare(value), n, gen)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_count, check_int
 from ..core.distributions import from_distributions
 from ..core.tradeoff import TradeOff
 from .base import Mechanism, _eps, _out, _values
@@ -61,11 +61,12 @@ class RandomizedResponse(Mechanism):
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "k", check_int("k", self.k, lo=2))
+        object.__setattr__(self, "k", check_count("k", self.k, lo=2, hi=10**7,
+                                                  why="the output law has k outcomes"))
         object.__setattr__(self, "eps", _eps(self.eps))
 
     def _validate(self) -> None:
-        check_int("k", self.k, lo=2)
+        check_count("k", self.k, lo=2, hi=10**7)
         _eps(self.eps)
 
     @property
