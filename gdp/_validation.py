@@ -29,7 +29,7 @@ __all__ = [
     "MAX_COUNT", "check_real", "check_int", "check_count", "check_probability", "check_choice",
     "check_bool", "check_str", "check_callable", "check_instance", "check_keywords",
     "as_real_array", "as_probability_array", "check_fields", "real", "integer", "count",
-    "flag", "text", "instance", "optional",
+    "flag", "text", "instance", "optional", "shown",
 ]
 
 #: The largest count (compositions, steps, repetitions, group sizes) accepted anywhere:
@@ -55,6 +55,11 @@ def _show(value: Any) -> str:
     if len(text) > _SHOW_MAX:
         text = text[: _SHOW_MAX - 3] + "..."
     return text
+
+
+def shown(value: Any) -> str:
+    """A value as the messages echo it (for checks written outside this module)."""
+    return _show(value)
 
 
 def _num(v: float) -> str:

@@ -50,6 +50,7 @@ from ..approx.limits import noisy_sgd_mu
 from ..bounds.rdp import eps_from_rdp, rdp_sampled_gaussian
 from ..core.piecewise import Identity
 from ..core.tradeoff import Bracketed, TradeOff
+from ..engine.settings import accuracy as engine_accuracy
 from ..families.gaussian import G_mu, eps_from_mu, mu_from_eps_delta, sigma_from_eps_delta
 from ..sampling.dp_sgd import dpsgd
 
@@ -109,6 +110,12 @@ class Calibration:
         check_fields(self, sigma=real(lo=0.0, lo_open=True), target=optional(nonneg),
                      achieved=optional(nonneg), delta=optional(real(lo=0.0, hi=1.0)),
                      sigma_lower=real(lo=0.0), notes=text())
+        numeric = self.criterion != "tradeoff"
+        for name in ("target", "achieved"):
+            if (getattr(self, name) is None) == numeric:
+                raise ValueError(f"`{name}` must be {'a number' if numeric else 'None'} for a "
+                                 f"{self.criterion} target; got {name}="
+                                 f"{getattr(self, name)!r}")
         if self.bounds is not None:
             b = self.bounds
             if not (isinstance(b, tuple) and len(b) == 2):
@@ -240,7 +247,10 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
     r = _check_rtol(rtol)
     s0 = check_real("sigma_start", sigma_start, lo=0.0, lo_open=True)
     smin = check_real("sigma_min", sigma_min, lo=0.0, lo_open=True)
-    smax = check_real("sigma_max", sigma_max, lo=smin)
+    smax = check_real("sigma_max", sigma_max, lo=0.0, lo_open=True)
+    if smax < smin:
+        raise ValueError(f"`sigma_max` must be at least `sigma_min`; got sigma_max={smax!r}, "
+                         f"sigma_min={smin!r}")
     s0 = min(max(s0, smin), smax)
     cache: dict[float, tuple[bool, TradeOff | None, float | None]] = {}
     errors: list[str] = []
@@ -445,6 +455,14 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
     if not isinstance(method, str) or method not in ("exact", "rdp", "clt"):
         raise ValueError(f"`method` must be one of ('exact', 'rdp', 'clt'); got "
                          f"method={method!r}")
+    if accuracy is not None:  # checked even where the method does not use it
+        if not isinstance(accuracy, Mapping):
+            raise TypeError(f"`accuracy` must be a dict of numeric-engine keywords; got "
+                            f"accuracy={accuracy!r:.60}")
+        try:
+            engine_accuracy(**accuracy)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"`accuracy`: {exc}") from None
     criterion, value, d = _target(eps, delta, mu, tradeoff)
     if method == "rdp":
         if criterion != "epsilon":
@@ -500,6 +518,13 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
 # ---------------------------------------------------------------------------
 # the Gaussian mechanism
 # ---------------------------------------------------------------------------
+def _finite_sigma(sigma: float, sensitivity: float) -> float:
+    if not math.isfinite(sigma):
+        raise ValueError(f"`sensitivity`={sensitivity!r} needs a noise scale beyond the float "
+                         "range for this target")
+    return sigma
+
+
 def calibrate_gaussian(*, eps: float | None = None, delta: float | None = None,
                        mu: float | None = None, tradeoff: TradeOff | None = None,
                        sensitivity: float = 1.0, k: int = 1,
@@ -526,6 +551,7 @@ def calibrate_gaussian(*, eps: float | None = None, delta: float | None = None,
     """
     s = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True)
     kk = check_count("k", k)
+    r = _check_rtol(rtol)
     criterion, value, d = _target(eps, delta, mu, tradeoff)
     root_k = math.sqrt(kk)
     # sqrt(k) s, rounded up (a root and a product: 1.5 ulps; exact when k is a square and
@@ -537,7 +563,8 @@ def calibrate_gaussian(*, eps: float | None = None, delta: float | None = None,
         if value == 0:
             raise ValueError("`eps` must be positive for the Gaussian mechanism calibration "
                              "(use a mu target for eps = 0); got eps=0.0")
-        sigma = raise_by(float(sigma_from_eps_delta(s, value, d)) * root_k, 2)
+        sigma = _finite_sigma(raise_by(float(sigma_from_eps_delta(s, value, d)) * root_k, 2),
+                              s)
         # undo the rounding of sigma -> mu (a few ulps at most), against an upper bound on mu
         sigma = float(step_until(lambda x: eps_from_mu(div_up(num, x), d) <= value, sigma,
                                  np.inf, tries=64))
@@ -547,11 +574,11 @@ def calibrate_gaussian(*, eps: float | None = None, delta: float | None = None,
                            notes="sigma = sqrt(k) sensitivity / mu(eps, delta) (Balle-Wang "
                                  "2018; DRS Cor. 2.13)")
     if criterion == "mu":
-        sigma = float(div_up(num, value))  # so that sqrt(k) s / sigma <= mu exactly
+        sigma = _finite_sigma(float(div_up(num, value)), s)  # sqrt(k) s / sigma <= mu
         return Calibration(sigma=sigma, criterion=criterion, target=value, achieved=value,
                            method="exact", kind="bound", sigma_lower=sigma,
                            notes="sigma = sqrt(k) sensitivity / mu (DRS Thm 2.7, Cor. 3.3)")
-    res = calibrate_sigma(lambda sg: G_mu(float(div_up(num, sg))), tradeoff=value, rtol=rtol,
+    res = calibrate_sigma(lambda sg: G_mu(float(div_up(num, sg))), tradeoff=value, rtol=r,
                           sigma_start=1.0)
     return Calibration(sigma=res.sigma, criterion=criterion, target=None, achieved=None,
                        method="exact", kind="bound", sigma_lower=res.sigma_lower,

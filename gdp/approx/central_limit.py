@@ -99,6 +99,9 @@ class BerryEsseenLower(TradeOff):
 
     mu: float
     gamma: float
+    # symmetric: with G = G^{-1}, solving beta = G(alpha + gamma) - gamma for alpha gives
+    # alpha = G(beta + gamma) - gamma, the same curve (the upper curve likewise)
+    is_symmetric = True
 
     def __post_init__(self):
         _check_be(self)
@@ -134,6 +137,7 @@ class BerryEsseenUpper(TradeOff):
     gamma: float
     x1: float = field(init=False, default=math.nan)
     x2: float = field(init=False, default=math.nan)
+    is_symmetric = True  # U and its largest convex minorant are symmetric, as G_mu is
 
     def __post_init__(self):
         _check_be(self)
@@ -351,7 +355,7 @@ def clt(fs: Any, k: int | None = None, *, tol: float = 0.05,
     """
     items = _as_sequence(fs, k)
     tol = check_real("tol", tol, lo=0.0)
-    if check not in (None, True, False) or isinstance(check, np.ndarray):
+    if not (check is None or isinstance(check, bool | np.bool_)):
         raise TypeError(f"`check` must be None, True or False; got check={check!r:.60}")
     s_kl = s_k2 = s_kl2 = s_k3b = 0.0
     n = 0

@@ -455,11 +455,15 @@ def functionals(f: TradeOff, *, method: str = "auto") -> Functionals:
     """
     _check_tradeoff(f)
     method = _check_method(method)
-    if method == "auto":
-        out = _formula(f)
-        if out is not None:
-            return out
-    return _generic_functionals(f, method)
+    try:
+        if method == "auto":
+            out = _formula(f)
+            if out is not None:
+                return out
+        return _generic_functionals(f, method)
+    except OverflowError:
+        raise ValueError(f"the CLT functionals of {f!r:.80} overflow the float range (a "
+                         "parameter too large for the CLT)") from None
 
 
 def kl(f: TradeOff, *, method: str = "auto") -> float:

@@ -59,6 +59,11 @@ class _Sums:
     """
 
     def __init__(self, e: np.ndarray, d: np.ndarray, kk: np.ndarray):
+        # (the sums run under errstate: huge eps_i overflow to inf)
+        with np.errstate(over="ignore", invalid="ignore"):
+            self._init(e, d, kk)
+
+    def _init(self, e: np.ndarray, d: np.ndarray, kk: np.ndarray) -> None:
         self.ulps = math.ceil(math.log2(max(e.size, 1))) + 4
         up = lambda v: raise_by(float(np.sum(v)), self.ulps)  # noqa: E731
         # the reported sums exactly (rational arithmetic), rounded up; a margin beyond 10^4
@@ -79,7 +84,10 @@ def _dot_up(k: np.ndarray, x: np.ndarray, *, down: bool = False) -> float:
     """sum k_i x_i in exact rational arithmetic, rounded up (or down) to a float."""
     exact = sum((Fraction(int(a)) * Fraction(float(b)) for a, b in zip(k, x, strict=True)),
                 Fraction(0))
-    v = float(exact)
+    try:
+        v = float(exact)
+    except OverflowError:  # beyond the largest float: inf rounded up, the largest one down
+        return math.nextafter(math.inf, 0.0) if down else math.inf
     if not down and Fraction(v) < exact:
         v = math.nextafter(v, math.inf)
     if down and Fraction(v) > exact:

@@ -40,6 +40,9 @@ DEFAULT_ORDERS: np.ndarray = np.concatenate(
 DEFAULT_ORDERS.setflags(write=False)
 
 
+_ORDER_MAX = 10**6
+
+
 def _orders(orders: Any, *, integer: bool = False) -> np.ndarray:
     if orders is None:
         return np.array(DEFAULT_ORDERS)
@@ -49,6 +52,9 @@ def _orders(orders: Any, *, integer: bool = False) -> np.ndarray:
         bad = o[o != np.round(o)][0]
         raise ValueError("`orders` must be integers >= 2 for this formula; got "
                          f"orders={float(bad)!r}")
+    if integer and np.any(o > _ORDER_MAX):
+        raise ValueError(f"`orders` must be at most {_ORDER_MAX} for this formula (its sum "
+                         f"has order + 1 terms); got orders={float(o.max())!r}")
     return o
 
 
@@ -258,7 +264,7 @@ def _rdp_args(rdp: Any, orders: Any) -> tuple[np.ndarray, np.ndarray]:
     r = as_real_array("rdp", rdp, lo=0.0, finite=False).reshape(-1)
     if r.size != o.size:
         raise ValueError(f"`rdp` must have one value per order; got {r.size} values for "
-                         f"{o.size} orders")
+                         f"{o.size} orders (of `orders`)")
     return r, o
 
 

@@ -93,6 +93,14 @@ class BoundRecord:
         check_choice("solved", self.solved, ("epsilon", "delta"))
         check_fields(self, epsilon=optional(real(lo=0.0, finite=False)),
                      delta=optional(real(lo=0.0, hi=1.0)), k=count(), notes=text())
+        given = "delta" if self.solved == "epsilon" else "epsilon"
+        if getattr(self, given) is None:
+            raise TypeError(f"`{given}` must be the given number of a record solved for "
+                            f"{self.solved}; got {given}=None")
+        if (getattr(self, self.solved) is None) != (self.kind == "skipped"):
+            raise ValueError(f"`{self.solved}` must be None exactly when the record is "
+                             f"skipped; got {self.solved}={getattr(self, self.solved)!r} with "
+                             f"kind={self.kind!r}")
         if self.interval is not None:
             iv = as_real_array("interval", self.interval, lo=0.0, finite=False, max_ndim=1)
             if iv.size != 2 or not iv[0] <= iv[1]:

@@ -131,6 +131,6 @@ def from_callable(fn: Callable[[Any], Any], *, name: str = "f", symmetric: bool 
         xi = np.linspace(0, 1, 201)
         gap = np.abs(Inverse(g)._f(xi) - g._f(xi))
         if np.max(gap) > 1e-6:
-            raise ValueError("`fn` was declared symmetric but f != f^{-1}: they differ by "
+            raise ValueError("`fn` was declared `symmetric` but f != f^{-1}: they differ by "
                              f"{float(np.max(gap)):.3g} at alpha={float(xi[np.argmax(gap)])!r}")
     return Callable1D(fn=fn, name=name, symmetric=symmetric)

@@ -395,8 +395,9 @@ def from_privacy_profile(eps: Any, delta: Any, *, name: str = "f") -> PiecewiseL
     e = as_real_array("eps", eps, lo=0.0, max_ndim=1).reshape(-1)
     d = as_probability_array("delta", delta, max_ndim=1).reshape(-1)
     check_str("name", name)
-    if e.size == 0 or d.size == 0:
-        raise ValueError("`eps` must hold at least one value; got an empty array")
+    for nm, v in (("eps", e), ("delta", d)):
+        if v.size == 0:
+            raise ValueError(f"`{nm}` must hold at least one value; got an empty array")
     try:
         e, d = np.broadcast_arrays(e, d)
     except ValueError:

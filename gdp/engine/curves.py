@@ -90,6 +90,12 @@ class LossCurve(PiecewiseLinear):
         if self.lalpha is None:
             with np.errstate(divide="ignore"):
                 object.__setattr__(self, "lalpha", np.log(self.alpha))
+        tseg = as_real_array("tseg", self.tseg, finite=False, max_ndim=1)
+        lal = as_real_array("lalpha", self.lalpha, hi=0.0, finite=False, max_ndim=1)
+        if tseg.size != omb.size - 1 or lal.size != omb.size:
+            raise ValueError(f"`tseg` must have one loss per segment ({omb.size - 1}) and "
+                             f"`lalpha` one log alpha per vertex ({omb.size}); got {tseg.size} "
+                             f"and {lal.size}")
         for nm in ("omb", "tseg", "lalpha"):
             v = np.array(getattr(self, nm), dtype=float)
             v.setflags(write=False)

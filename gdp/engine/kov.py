@@ -101,7 +101,8 @@ def _kov_args(eps0: Any, delta0: Any, k: Any) -> tuple[float, float, int]:
         raise ValueError(f"`eps0` must be a number in [0, {_EPS0_MAX:g}] (beyond, e^eps0 "
                          f"overflows and a factor is no privacy at all); got eps0={e0!r}")
     d0 = check_real("delta0", delta0, lo=0.0, hi=1.0)
-    kk = check_count("k", k)
+    kk = check_count("k", k, hi=10**7, why="the binomial law of the composition has k + 1 "
+                     "atoms")
     return e0, d0, kk
 
 

@@ -36,7 +36,8 @@ def _phase(spec: Mapping[str, Any], i: int | None = None) -> tuple[float, float,
         raise ValueError(f"a phase must have exactly the keys sigma, p and steps; got keys "
                          f"{sorted(map(str, spec))}{where}")
     pre = "" if i is None else f"phases[{i}]."
-    sigma = check_real(pre + "sigma", spec["sigma"], lo=0.0, lo_open=True)
+    # (1/sigma, the mu of one step, must be finite)
+    sigma = check_real(pre + "sigma", spec["sigma"], lo=1e-300)
     p = check_real(pre + "p", spec["p"], lo=0.0, hi=1.0, lo_open=True)
     steps = check_count(pre + "steps", spec["steps"])
     return sigma, p, steps
