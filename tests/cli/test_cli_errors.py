@@ -69,7 +69,8 @@ def test_every_subcommand_has_a_base_command_line():
 
 
 @pytest.mark.parametrize("name", sorted(k for k, v in BASE.items() if v is not None))
-def test_every_flag_refuses_bad_values_in_one_line(name, capsys, tmp_path):
+def test_every_flag_refuses_bad_values_in_one_line(name, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a bad value may be a valid file name: write it there
     base = BASE[name]
     code, out, err = _run(capsys, [a.replace("{tmp}", str(tmp_path)) for a in base])
     assert code == 0, err
@@ -101,7 +102,8 @@ SPECS = ["rr:1e308", "gauss:nan", "lap:-1", "eps-delta:1,2", "foo:1", "gauss:", 
 
 
 @pytest.mark.parametrize("name", ["compose", "compare", "plot"])
-def test_bad_mechanism_specs_are_named(name, capsys, tmp_path):
+def test_bad_mechanism_specs_are_named(name, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     problems = []
     for spec in SPECS:
         if name == "compose":
