@@ -381,7 +381,10 @@ def _sgd_clt_mu(sigma: float, p: float, steps: int) -> float:
 def _sigma_from_clt_mu(mu: float, p: float, steps: int) -> float:
     r"""Invert :math:`\mu = p\sqrt{T(e^{1/\sigma^2}-1)}`: :math:`\sigma =
     1/\sqrt{\log(1 + \mu^2/(p^2T))}` (BDLS Cor. 4/5)."""
-    return 1.0 / math.sqrt(math.log1p(mu * mu / (p * p * steps)))
+    # in logs: mu / (p sqrt T) may overflow (tiny p), its log does not
+    lx = math.log(mu) - math.log(p) - 0.5 * math.log(steps)
+    big = 2.0 * lx > 700.0
+    return 1.0 / math.sqrt(2.0 * lx if big else math.log1p(math.exp(2.0 * lx)))
 
 
 def _rdp_sigma(p: float, steps: int, delta: float, eps: float, rtol: float) -> tuple[float,
@@ -486,6 +489,9 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
         s = float(step_until(lambda x: _sgd_clt_mu(float(x), q, t) <= mu_t, s, np.inf,
                              tries=64))
         mu_a = _sgd_clt_mu(s, q, t)
+        if not mu_a <= mu_t:
+            raise ValueError(f"the CLT calibration did not reach mu={mu_t:g} (p={q:g}, "
+                             f"steps={t}): no sigma found")
         achieved = mu_a if criterion == "mu" else float(eps_from_mu(mu_a, d))
         return Calibration(sigma=s, criterion=criterion, target=value, achieved=achieved,
                            delta=d, method="clt", kind="approximation", sigma_lower=s,

@@ -245,6 +245,11 @@ def noisy_sgd_mu(sigma: float, p: float, steps: int, sampling: str = "poisson") 
     if math.isinf(s) or q == 0.0:
         return 0.0
     x = 1.0 / s
+    if sampling == "poisson" and x * x > 700.0:
+        # in log space: log mu = log p + (log T + x^2 + log(1 - e^{-x^2})) / 2 (e^{x^2}
+        # overflows, the product need not)
+        with np.errstate(over="ignore"):
+            return float(np.exp(math.log(q) + 0.5 * (math.log(T) + x * x)))
     if x * x > 700.0:
         return math.inf
     if sampling == "poisson":

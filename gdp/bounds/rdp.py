@@ -272,7 +272,7 @@ _CONVERSIONS = ("sharp", "classical")
 
 
 def _check_conversion(conversion: str) -> str:
-    if conversion not in _CONVERSIONS:
+    if not isinstance(conversion, str) or conversion not in _CONVERSIONS:
         raise ValueError(f"`conversion` must be one of {_CONVERSIONS}; got "
                          f"conversion={conversion!r}")
     return conversion

@@ -294,8 +294,8 @@ class EpsilonCurves:
             check_choice("columns", m, tuple(METHODS))
             arr = np.asarray(v)
             if arr.dtype.kind not in "fiu" or arr.shape != k.shape:
-                raise ValueError(f"`columns` must hold one number per k ({k.size}) for each "
-                                 f"method; got {m!r}: {v!r:.60}")
+                raise ValueError(f"`columns` must hold one number per `k` ({k.size}) for "
+                                 f"each method; got {m!r}: {v!r:.60}")
         for m, kd in self.kinds.items():
             check_choice("kinds", m, tuple(METHODS))
             check_choice("kinds", kd, _KINDS)

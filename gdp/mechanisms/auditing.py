@@ -142,8 +142,8 @@ class AuditResult:
                      "beta_upper"):
             arr = np.array(as_probability_array(name, getattr(self, name), max_ndim=1))
             if size is not None and arr.size != size:
-                raise ValueError(f"`{name}` must have one value per test ({size}); got "
-                                 f"{arr.size}")
+                raise ValueError(f"`{name}` must have one value per test, as `alpha` "
+                                 f"({size}); got {arr.size}")
             size = arr.size
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)

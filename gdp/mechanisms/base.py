@@ -74,16 +74,22 @@ def _out(arr: np.ndarray) -> Any:
     return arr
 
 
-def _scores(scores: Any, n_outcomes: int | None) -> np.ndarray:
-    arr = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
+def _scores(scores: Any, n_outcomes: int | None, name: str = "utility") -> np.ndarray:
+    """One score per outcome, from the utility (``name="utility"``) or given directly as
+    the released value (``name="value"``, when there is no utility)."""
+    gives = "must give" if name == "utility" else "must be"
+    try:
+        arr = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
+    except (ValueError, TypeError):
+        arr = np.asarray(None)
     if arr.ndim != 1:
-        raise ValueError("`utility` must give a 1-D array with one score per outcome; got "
+        raise ValueError(f"`{name}` {gives} a 1-D array with one score per outcome; got "
                          f"shape {arr.shape}")
-    arr = as_real_array("utility", arr)
+    arr = as_real_array(name, arr)
     if arr.size == 0:
-        raise ValueError("`utility` must give at least one score; got an empty array")
+        raise ValueError(f"`{name}` {gives} at least one score; got an empty array")
     if n_outcomes is not None and arr.size != n_outcomes:
-        raise ValueError(f"`utility` gave {arr.size} scores but the mechanism was built "
+        raise ValueError(f"`{name}` gave {arr.size} scores but the mechanism was built "
                          f"with n_outcomes={n_outcomes}")
     return arr
 

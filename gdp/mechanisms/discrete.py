@@ -458,8 +458,8 @@ class DiscreteLaplace(Mechanism):
         def log_tail(a: int) -> float:  # log(k * P[|Y| > a])
             return math.log(2.0 * k) - (a + 1) / t - math.log1p(math.exp(-1.0 / t))
 
-        a = max(0, math.ceil(t * (math.log(2.0 * k / b) - math.log1p(math.exp(-1.0 / t)))
-                             - 1.0))
+        a = max(0, math.ceil(t * (math.log(2.0 * k) - math.log(b)
+                                  - math.log1p(math.exp(-1.0 / t))) - 1.0))
         while a > 0 and log_tail(a - 1) <= math.log(b):
             a -= 1
         while log_tail(a) > math.log(b):

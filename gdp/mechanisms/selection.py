@@ -112,8 +112,9 @@ class Exponential(Mechanism):
         return self.eps / ((1.0 if self.monotone else 2.0) * self.sensitivity)
 
     def _prepare(self, value):
-        scores = self.utility(value) if self.utility is not None else value
-        return _scores(scores, self.n_outcomes)
+        if self.utility is None:
+            return _scores(value, self.n_outcomes, name="value")
+        return _scores(self.utility(value), self.n_outcomes)
 
     def log_weights(self, value: Any) -> np.ndarray:
         """:math:`\\varepsilon u(D,r)/(2\\Delta u)` for every outcome (unnormalised log
@@ -225,7 +226,7 @@ class ReportNoisyMax(Mechanism):
         return float(c * self.scale * (math.log(m) - math.log(b)))
 
     def _prepare(self, value):
-        return _scores(value, None)
+        return _scores(value, None, name="value")
 
     def _noise(self, shape, rng):
         if self.noise == "laplace":
