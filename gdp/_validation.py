@@ -11,7 +11,7 @@ make a computation run for minutes or overflow are refused up front), choices, f
 strings, callables and instances of a class, for unexpected keyword arguments
 (:func:`check_keywords`), and :func:`check_fields`, which validates the fields of a frozen
 dataclass in its ``__post_init__`` with rules built by :func:`real`, :func:`integer`,
-:func:`count`, :func:`flag`, :func:`text`, :func:`instance` and :func:`optional`.
+:func:`count`, :func:`choice`, :func:`flag`, :func:`text`, :func:`instance` and :func:`optional`.
 
 Imports: nothing of the package (the ground floor).
 """
@@ -29,7 +29,7 @@ __all__ = [
     "MAX_COUNT", "check_real", "check_int", "check_count", "check_probability", "check_choice",
     "check_bool", "check_str", "check_callable", "check_instance", "check_keywords",
     "as_real_array", "as_probability_array", "check_fields", "real", "integer", "count",
-    "flag", "text", "instance", "optional", "shown",
+    "choice", "flag", "text", "instance", "optional", "shown",
 ]
 
 #: The largest count (compositions, steps, repetitions, group sizes) accepted anywhere:
@@ -103,22 +103,26 @@ def check_real(
     lo_open: bool = False,
     hi_open: bool = False,
     finite: bool = True,
+    zero_ok: bool = False,
 ) -> float:
     """Return ``value`` as a float after checking it is a real number in the given range.
 
     Raises ``TypeError`` for non-numbers (including ``bool``) and ``ValueError`` for NaN,
     infinities when ``finite``, integers too large for a float, and values outside
-    ``[lo, hi]`` (open ends as requested).
+    ``[lo, hi]`` (open ends as requested). ``zero_ok`` also admits an exact 0 below a
+    positive ``lo`` (a noise scale that is 0 or at least 1e-300).
     """
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if not _is_real_scalar(value):
         raise TypeError(f"`{name}` must be a real number; got {name}={_show(value)}")
-    rule = _rule(lo, hi, lo_open, hi_open, finite)
+    rule = ("0 or " if zero_ok else "") + _rule(lo, hi, lo_open, hi_open, finite)
     try:
         x = float(value)
     except OverflowError:
         raise _too_large(name, value, rule) from None
+    if zero_ok and x == 0.0:
+        return 0.0
     bad = (
         math.isnan(x)
         or (finite and math.isinf(x))
@@ -183,15 +187,21 @@ def check_probability(name: str, value: Any, *, open_lo: bool = False,
     return check_real(name, value, lo=0.0, hi=1.0, lo_open=open_lo, hi_open=open_hi)
 
 
-def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
-    """``value`` if it is one of ``choices`` (compared with ``==``, strings exactly)."""
+def check_choice(name: str, value: Any, choices: Iterable[Any], *, what: str = "") -> Any:
+    """``value`` if it is one of ``choices`` (compared with ``==``: strings, numbers, enum
+    members; containers are never a choice). ``what`` describes the choices in the message
+    when their reprs would not (enum members)."""
     options = tuple(choices)
-    if isinstance(value, str | bytes | numbers.Number | type(None)) and value in options:
-        return value
-    shown = ", ".join(repr(c) for c in options)
+    if not isinstance(value, np.ndarray | list | tuple | dict | set):  # == is elementwise
+        try:
+            if value in options:
+                return value
+        except (TypeError, ValueError):  # an object whose == refuses the comparison
+            pass
+    rule = what or "one of " + ", ".join(repr(c) for c in options)
     if all(isinstance(c, str) for c in options) and not isinstance(value, str):
-        raise TypeError(f"`{name}` must be one of {shown}; got {name}={_show(value)}")
-    raise ValueError(f"`{name}` must be one of {shown}; got {name}={_show(value)}")
+        raise TypeError(f"`{name}` must be {rule}; got {name}={_show(value)}")
+    raise ValueError(f"`{name}` must be {rule}; got {name}={_show(value)}")
 
 
 def check_bool(name: str, value: Any) -> bool:
@@ -319,6 +329,12 @@ def integer(**kw: Any) -> Rule:
 def count(**kw: Any) -> Rule:
     """A field rule: :func:`check_count` with these keywords."""
     return lambda name, value: check_count(name, value, **kw)
+
+
+def choice(options: Iterable[Any]) -> Rule:
+    """A field rule: :func:`check_choice` among ``options``."""
+    options = tuple(options)
+    return lambda name, value: check_choice(name, value, options)
 
 
 def flag() -> Rule:

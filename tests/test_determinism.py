@@ -50,8 +50,9 @@ def _in_subprocess(env_update: dict[str, str | None]) -> list[str]:
         else:
             env[k] = v
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    code = ("import json, sys; sys.path.insert(0, %r); import test_determinism as t; "
-            "print(json.dumps(t.answers()))" % str(Path(__file__).parent))
+    here = str(Path(__file__).parent)
+    code = (f"import json, sys; sys.path.insert(0, {here!r}); import test_determinism as t; "
+            "print(json.dumps(t.answers()))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=env, timeout=300, cwd=str(ROOT))
     assert r.returncode == 0, r.stderr

@@ -36,13 +36,15 @@ from gdp import mechanisms as M
 from gdp.core import TradeOff
 
 FACES = ["gdp", "gdp.core", "gdp.families", "gdp.engine", "gdp.sampling", "gdp.approx",
-         "gdp.bounds", "gdp.accounting", "gdp.mechanisms", "gdp.mechanisms.sensitivity",
-         "gdp.plot"]
+         "gdp.bounds", "gdp.accounting", "gdp.accounting.opacus", "gdp.accounting.dpaccounting",
+         "gdp.mechanisms", "gdp.mechanisms.sensitivity", "gdp.plot"]
+#: names defined by several faces: the face's last word prefixes them (but for the first)
+SHARED = ("Gaussian", "Laplace", "compare", "clt", "Accountant")
 
 #: names that are not callables a user calls with data: abstract bases, a warning class,
 #: constants
 NOT_FUZZED = {"TradeOff", "Derived", "Delegating", "LocationFamily", "Law", "Mechanism",
-              "ApproximationWarning"}
+              "ApproximationWarning", "BudgetExceeded", "UnsupportedEvent"}
 
 BAD = {
     "nan": math.nan, "inf": math.inf, "-inf": -math.inf, "-1": -1, "0": 0, "1e308": 1e308,
@@ -66,6 +68,12 @@ def _curve():
 def _audit_result():
     rng = np.random.default_rng(0)
     return gdp.audit(M.Gaussian(sensitivity=1.0, mu=1.0), 0.0, 1.0, n_samples=200, rng=rng)
+
+
+def _event():
+    from dp_accounting import dp_event
+
+    return dp_event.GaussianDpEvent(1.0)
 
 
 def _records():
@@ -193,6 +201,22 @@ EXAMPLES: dict[str, object] = {
     # gdp.accounting
     "Calibration": ((), {"sigma": 1.0, "criterion": "epsilon", "target": 1.0,
                          "achieved": 0.9, "delta": 1e-5}),
+    "Accountant": ((), {"eps": 3.0, "delta": 1e-5}),
+    "Budget": ((), {"criterion": "epsilon", "eps": 1.0, "delta": 1e-5}),
+    "GdpSummary": ((), {"mu": 1.0, "kind": "approximation", "method": "clt"}),
+    "Remaining": ((), {"eps": 1.0, "delta": 1e-5, "mu": None,
+                       "tradeoff": gdp.f_eps_delta(1.0)}),
+    "Schedule": ((), {"sample_rate": 0.01, "steps": 100, "convention": "steps"}),
+    "dp_event_factors": (lambda: ((_event(),), {})),
+    "dp_event_to_dict": (lambda: ((_event(),), {})),
+    "epochs_to_steps": ((), {"epochs": 1.0, "convention": "tf", "batch_size": 256,
+                             "dataset_size": 60000}),
+    "from_dp_event": (lambda: ((_event(),), {})),
+    "make_budget": ((), {"eps": 1.0, "delta": 1e-5}),
+    "opacus.Accountant": ((), {"eps": 3.0, "delta": 1e-5}),
+    "get_noise_multiplier": ((), {"target_epsilon": 2.0, "target_delta": 1e-5,
+                                  "sample_rate": 0.5, "steps": 2}),
+    "dpaccounting.Accountant": ((), {}),
     # gdp.mechanisms
     "mechanisms.Gaussian": ((), {"sensitivity": 1.0, "mu": 1.0}),
     "mechanisms.Laplace": ((), {"sensitivity": 1.0, "eps": 1.0}),
@@ -247,8 +271,8 @@ def public_callables() -> dict[str, object]:
             obj = getattr(mod, name)
             if inspect.ismodule(obj) or not callable(obj) or name in NOT_FUZZED:
                 continue
-            key = name if name not in ("Gaussian", "Laplace", "compare", "clt") or \
-                face == "gdp.families" or face == "gdp" else f"{face.split('.')[-1]}.{name}"
+            key = name if name not in SHARED or face == "gdp.families" or face == "gdp" \
+                else f"{face.split('.')[-1]}.{name}"
             found.setdefault(id(obj), (key, obj))
     return dict(found.values())
 
@@ -483,9 +507,12 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("compose_mu", "mus", "empty"): "an empty array adds no factor (the empty composition "
                                     "is G_0, as compose_mu() is)",
     ("CLTResult", "gamma", "1e308"): "a Berry-Esseen gamma may be any size (>= 1/2: void)",
+    ("GdpSummary", "gamma", "1e308"): "the same gamma, reported",
     ("median_smooth", "beta", "1e308"): "beta is a smoothing rate: any positive number",
     ("to_csv", "path", "str"): "'1' is a valid file name",
 }
+ALLOWED.update({("dpaccounting.Accountant.supports", "event", bad): "dp-accounting's "
+                "contract: supports() says False for anything it cannot compose" for bad in BAD})
 
 
 def _allowed(key: str, name: str, bad: str) -> bool:
@@ -521,13 +548,21 @@ def _instances() -> dict[str, object]:
         "RandomizedResponse": M.RandomizedResponse(k=3, eps=1.0),
         "Exponential": M.Exponential(utility=None, sensitivity=1.0, eps=1.0),
         "ReportNoisyMax": M.ReportNoisyMax(eps=1.0),
+        "Accountant": gdp.accounting.Accountant(eps=3.0, delta=1e-5),
+        "opacus.Accountant": gdp.opacus.Accountant(eps=3.0, delta=1e-5),
+        "dpaccounting.Accountant": gdp.dpaccounting.Accountant(),
     }
 
 
 #: valid arguments of the public methods, by parameter name
 METHOD_ARGS = {"alpha": 0.5, "eps": 1.0, "delta": 1e-5, "k": 2, "n": 2, "other": gdp.G_mu(2.0),
                "rtol": 1e-3, "digits": 4, "notes": True, "beta": 0.05, "category": 1,
-               "rng": None, "n_outcomes": 3, "path": None}
+               "rng": None, "n_outcomes": 3, "path": None, "mechanism": gdp.G_mu(0.5),
+               "count": 2, "noise_multiplier": 1.1, "sample_rate": 0.01, "steps": 10,
+               "text": gdp.accounting.Accountant().to_json(),
+               "state": gdp.accounting.Accountant().state_dict(),
+               "state_dict": gdp.opacus.Accountant().state_dict(), "history": [(1.1, 0.01, 2)],
+               "target_delta": 1e-5, "target_epsilon": 1.0, "event": _event()}
 METHOD_VALUE = {"RandomizedResponse": 1, "DiscreteGaussian": 3, "DiscreteLaplace": 3,
                 "Exponential": [1.0, 2.0, 3.0], "ReportNoisyMax": [1.0, 2.0, 3.0]}
 DUNDERS = ("__call__", "__matmul__", "__pow__")

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import bisect_bracket
-from .._validation import check_real
+from .._validation import check_fields, check_real, choice, instance, optional, real
 from ..core.tradeoff import TradeOff
 from ..families.epsdelta import f_eps_delta
 from ..families.gaussian import G_mu, Gaussian
@@ -73,6 +73,14 @@ class Remaining:
     mu: float | None
     tradeoff: TradeOff
 
+    def __post_init__(self):
+        check_fields(self, eps=optional(real(lo=0.0)), delta=optional(real(lo=0.0, hi=1.0)),
+                     mu=optional(real(lo=0.0)), tradeoff=instance(TradeOff, "a TradeOff"))
+        if (self.eps is None) != (self.delta is None) or (self.mu is None) == (self.eps is None):
+            raise TypeError(f"a Remaining has `eps` with `delta` (an (eps, delta) budget) or "
+                            f"`mu` (a mu budget); got eps={self.eps!r}, delta={self.delta!r}, "
+                            f"mu={self.mu!r}")
+
 
 @dataclass(frozen=True, slots=True)
 class Budget:
@@ -95,6 +103,20 @@ class Budget:
     delta: float | None = None
     mu: float | None = None
     tradeoff: TradeOff | None = None
+
+    def __post_init__(self):
+        check_fields(self, criterion=choice(("epsilon", "mu", "tradeoff")),
+                     eps=optional(real(lo=0.0)),
+                     delta=optional(real(lo=0.0, hi=1.0, hi_open=True)),
+                     mu=optional(real(lo=0.0)),
+                     tradeoff=optional(instance(TradeOff, "a TradeOff")))
+        need = {"epsilon": ("eps", "delta"), "mu": ("mu",), "tradeoff": ("tradeoff",)}
+        for name in ("eps", "delta", "mu", "tradeoff"):
+            given = getattr(self, name) is not None
+            if given != (name in need[self.criterion]):
+                rule = "given" if name in need[self.criterion] else "None"
+                raise TypeError(f"`{name}` must be {rule} for a criterion={self.criterion!r} "
+                                f"budget; got {name}={getattr(self, name)!r}")
 
     def describe(self) -> str:
         """``"(eps, delta) = (3, 1e-05)"``, ``"mu = 1"`` or ``"the curve ..."``."""

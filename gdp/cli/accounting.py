@@ -83,8 +83,9 @@ def add_calibrate(sub: Any, common: Callable[..., None]) -> None:
                        "eps of gdp.dpsgd, checked at the sigma returned), or the RDP "
                        "accountant, or the CLT (an approximation).")
     p.add_argument("--eps", type=_real("eps", lo=0.0), help="target epsilon (with --delta)")
-    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0),
-                   help="delta of the eps target")
+    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True),
+                   help="delta of the eps target (> 0: Gaussian noise has delta > 0 at "
+                   "every eps)")
     p.add_argument("--mu", type=_real("mu", lo=0.0, lo_open=True),
                    help="target mu (mu-GDP) instead of eps")
     add_run_options(p)
@@ -97,6 +98,11 @@ def add_calibrate(sub: Any, common: Callable[..., None]) -> None:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
+    if (args.mu is None) == (args.eps is None):
+        raise ValueError("give exactly one target: --eps (with --delta) or --mu")
+    if (args.eps is None) != (args.delta is None):
+        raise ValueError("`delta` is required with an `eps` target, and only with it: give "
+                         "--delta with --eps")
     sched = schedule_from_args(args)
     _progress(args)(f"calibrating sigma for {sched.steps} steps at p={_g(sched.sample_rate)} "
                     f"({args.method}) ...")

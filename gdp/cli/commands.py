@@ -20,7 +20,7 @@ import numpy as np
 
 import gdp
 
-from .._validation import MAX_COUNT, check_real
+from .._validation import check_real
 from ..core.tradeoff import TradeOff
 from .accounting import schedule_from_args
 from .output import (

@@ -25,6 +25,9 @@ BASE = {
     "plot": ["plot", "gauss:1", "--out", "{tmp}/x.png"],
     "figures": ["figures", "--quick", "--only", "02_f_dp", "--format", "png", "--no-demo",
                 "--out", "{tmp}/figs"],
+    "calibrate": ["calibrate", "--eps", "1", "--delta", "1e-5", "--p", "0.5", "--steps", "2",
+                  "--method", "clt"],
+    "account": None,  # reads files: its own tests (tests/cli) cover them
     "demo": None,  # no value flags; covered by the parser tests
     "sql": None,  # its own tests (tests/cli/test_sql_cli.py) cover its files and budgets
 }
