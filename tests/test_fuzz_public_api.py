@@ -37,7 +37,7 @@ from gdp.core import TradeOff
 
 FACES = ["gdp", "gdp.core", "gdp.families", "gdp.engine", "gdp.sampling", "gdp.approx",
          "gdp.bounds", "gdp.accounting", "gdp.accounting.opacus", "gdp.accounting.dpaccounting",
-         "gdp.mechanisms", "gdp.mechanisms.sensitivity", "gdp.plot"]
+         "gdp.accounting.risk", "gdp.mechanisms", "gdp.mechanisms.sensitivity", "gdp.plot"]
 #: names defined by several faces: the face's last word prefixes them (but for the first)
 SHARED = ("Gaussian", "Laplace", "compare", "clt", "Accountant")
 
@@ -78,6 +78,15 @@ def _event():
 
 def _records():
     return gdp.compare(gdp.f_eps_delta(0.1), k=10, delta=1e-5, methods=["basic"])
+
+
+def _one_run():
+    return gdp.audit_one_run(correct=190, guesses=200, canaries=1000)
+
+
+def _tuning_fields():
+    h = gdp.tuning(gdp.G_mu(1.0), gdp.fixed_runs(3))
+    return {f.name: getattr(h, f.name) for f in dataclasses.fields(h)}
 
 
 G1, L1 = gdp.G_mu(1.0), gdp.laplace(1.0)
@@ -214,6 +223,45 @@ EXAMPLES: dict[str, object] = {
     "from_dp_event": (lambda: ((_event(),), {})),
     "make_budget": ((), {"eps": 1.0, "delta": 1e-5}),
     "opacus.Accountant": ((), {"eps": 3.0, "delta": 1e-5}),
+    "Admission": ((), {"mu": 0.5, "spent": 0.5, "label": "G_0.5"}),
+    "GaussianFilter": ((), {"mu": 1.0}),
+    "GaussianOdometer": ((), {"levels": [0.5, 1.0]}),
+    "RunCount": ((), {"kind": "tnb", "params": (1.0, 0.1)}),
+    "truncated_negative_binomial": ((), {"shape": 1.0, "mean": 10.0}),
+    "geometric_runs": ((10.0,), {}),
+    "poisson_runs": ((5.0,), {}),
+    "binomial_runs": ((10, 0.5), {}),
+    "fixed_runs": ((3,), {}),
+    "tuning": ((G1, gdp.fixed_runs(3)), {}),
+    "Tuning": (lambda: ((), _tuning_fields())),
+    "rdp_tuning": (([0.5, 1.0], gdp.geometric_runs(10)), {"orders": [2, 3]}),
+    "compare_tuning": ((G1, gdp.fixed_runs(3)), {"delta": 1e-5}),
+    "from_rdp": (([0.5, 1.0],), {"orders": [2, 3]}),
+    "from_zcdp": ((0.5,), {}),
+    # gdp.risk
+    "tpr_at_fpr": ((G1, 0.01), {}),
+    "advantage": ((G1,), {}),
+    "attack_success": ((G1,), {"prior": 0.5}),
+    "reconstruction_success": ((G1, 0.01), {}),
+    "reidentification_success": ((G1, 10), {}),
+    "attribute_inference_success": ((G1, [0.7, 0.3]), {}),
+    "certified_mu": ((L1,), {}),
+    "GaussianFit": ((), {"mu": 1.0, "distance": 0.01, "alpha": 0.3, "mu_certified": 1.1}),
+    "gaussian_fit": ((L1,), {}),
+    "RiskCalibration": ((), {"sigma": 1.0, "steps": None, "criterion": "advantage",
+                             "target": 0.1, "fpr": None, "achieved": 0.09, "bounds": None,
+                             "last_failing": 0.99}),
+    "calibrate_risk": ((lambda s: gdp.G_mu(1.0 / s),), {"advantage": 0.2}),
+    "calibrate_gaussian_risk": ((), {"tpr": 0.05, "fpr": 0.01}),
+    "calibrate_dpsgd_risk": ((), {"p": 0.5, "steps": 2, "advantage": 0.5, "rtol": 0.05}),
+    "max_steps": ((), {"sigma": 2.0, "p": 0.5, "advantage": 0.5, "steps_max": 20}),
+    "audit_one_run": ((), {"correct": 190, "guesses": 200, "canaries": 1000}),
+    "one_run_rejects": ((G1,), {"correct": 100, "guesses": 100, "canaries": 1000}),
+    "one_run_guesses": (([3.0, 0.1, 2.0, -1.0], [True, False, True, True]), {"k_plus": 2}),
+    "OneRunAudit": (lambda: ((), {f.name: getattr(_one_run(), f.name)
+                                  for f in dataclasses.fields(M.OneRunAudit)})),
+    "roc": ((G1,), {"n": 11}),
+    "roc_data": ((G1,), {"n": 11}),
     "get_noise_multiplier": ((), {"target_epsilon": 2.0, "target_delta": 1e-5,
                                   "sample_rate": 0.5, "steps": 2}),
     "dpaccounting.Accountant": ((), {}),
@@ -551,6 +599,12 @@ def _instances() -> dict[str, object]:
         "Accountant": gdp.accounting.Accountant(eps=3.0, delta=1e-5),
         "opacus.Accountant": gdp.opacus.Accountant(eps=3.0, delta=1e-5),
         "dpaccounting.Accountant": gdp.dpaccounting.Accountant(),
+        "GaussianFilter": gdp.GaussianFilter(mu=1.0),
+        "GaussianOdometer": gdp.GaussianOdometer(levels=[0.5, 1.0]),
+        "Tuning": gdp.tuning(G1, gdp.fixed_runs(3)),
+        "RunCount": gdp.geometric_runs(10.0),
+        "OneRunAudit": _one_run(),
+        "GaussianFit": gdp.risk.gaussian_fit(L1),
     }
 
 
@@ -562,7 +616,8 @@ METHOD_ARGS = {"alpha": 0.5, "eps": 1.0, "delta": 1e-5, "k": 2, "n": 2, "other":
                "text": gdp.accounting.Accountant().to_json(),
                "state": gdp.accounting.Accountant().state_dict(),
                "state_dict": gdp.opacus.Accountant().state_dict(), "history": [(1.1, 0.01, 2)],
-               "target_delta": 1e-5, "target_epsilon": 1.0, "event": _event()}
+               "target_delta": 1e-5, "target_epsilon": 1.0, "event": _event(),
+               "level": 0.5, "z": 0.5, "a": 0.25, "b": 0.75}
 METHOD_VALUE = {"RandomizedResponse": 1, "DiscreteGaussian": 3, "DiscreteLaplace": 3,
                 "Exponential": [1.0, 2.0, 3.0], "ReportNoisyMax": [1.0, 2.0, 3.0]}
 DUNDERS = ("__call__", "__matmul__", "__pow__")

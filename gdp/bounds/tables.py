@@ -60,7 +60,8 @@ class BoundRecord:
     ----------
     method : str
         Key of :data:`METHODS` (``"basic"``, ``"advanced"``, ``"kairouz"``, ``"kov"``,
-        ``"rdp"``, ``"clt"``, ``"exact"``).
+        ``"rdp"``, ``"clt"``, ``"exact"``) in :func:`gdp.compare`, or the row's own name in
+        other tables (e.g. :func:`gdp.compare_tuning`); a non-empty string.
     kind : str
         ``"bound"`` (a valid guarantee), ``"exact"`` (the true value, or a sound numeric
         bracket of it), ``"approximation"`` (not a guarantee: may under-state ε) or
@@ -88,7 +89,7 @@ class BoundRecord:
     notes: str = ""
 
     def __post_init__(self):
-        check_choice("method", self.method, tuple(METHODS))
+        check_str("method", self.method, nonempty=True)  # compare's METHODS or a table's own
         check_choice("kind", self.kind, _KINDS)
         check_choice("solved", self.solved, ("epsilon", "delta"))
         check_fields(self, epsilon=optional(real(lo=0.0, finite=False)),
