@@ -14,7 +14,8 @@ below it (``tests/test_layers.py`` checks this, function-level imports included,
 no modules import each other in a circle):
 
 1. ground: ``_numerics`` (log-space helpers, the lower convex hull, bracketed root finding
-   and maximisation), ``_validation`` (argument checks, one message style);
+   and maximisation), ``_validation`` (argument checks, one message style), ``_progress``
+   (the ``progress(fraction, message)`` callback of long calls);
 2. ``core``: the :class:`TradeOff` abstraction, its wrappers and constructors;
 3. ``families``: :math:`G_\mu`, :math:`f_{\varepsilon,\delta}`, Laplace (closed forms);
 4. ``engine``: privacy-loss laws, lattice discretisation on both sides, Fourier

@@ -2,7 +2,12 @@
 
 Run ``python notebooks/make_notebooks.py`` after editing; ``tests/test_notebooks.py`` checks
 that the committed ``.ipynb`` files are exactly what this script writes and executes each of
-them with nbclient, so the notebooks never rot.
+them with nbclient, so the notebooks never rot. The committed notebooks carry no outputs;
+the documentation site (``docs/``) executes them when it is built and shows the results.
+
+To add a notebook: write its cells as a list below (``("md", text)`` / ``("code", text)``,
+starting with ``SETUP``), add ``"NN_name.ipynb": CELLS`` to ``NOTEBOOKS``, run this script.
+The tests and the documentation's notebook gallery pick it up by itself.
 """
 
 from __future__ import annotations
@@ -312,29 +317,50 @@ PAPER = [
     ("md", r"""# Plotting trade-off curves for a paper
 
 `gdp.plot` draws into any matplotlib Axes and returns it, so the usual tools for paper
-figures apply: a style context for fonts and sizes, `subplots` for panels, `savefig` to PDF.
-Legends use the objects' own LaTeX-safe labels through mathtext (no LaTeX installation
-needed). Everything is saved to a temporary directory here."""),
+figures apply. `gdp.plot.style` sets what a conference template expects: the figure is
+drawn at the width it will have in the paper (one column, 3.4 in; the text width, 7.0 in),
+its text at the size of a caption, its fonts embedded as TrueType (Type 42: IEEE and ACM
+checks reject matplotlib's default Type 3), and every curve gets its own colour, dash
+pattern and marker, so the figure survives grayscale printing and colour-blind readers.
+Legends use the objects' own labels through mathtext (no LaTeX installation needed).
+
+The PDFs are written to `paper-figures/` next to this notebook (the cell below prints
+the full path)."""),
     ("code", SETUP + """
-import tempfile
 from pathlib import Path
 
-out = Path(tempfile.mkdtemp())
-paper = {"font.size": 8, "axes.labelsize": 8, "legend.fontsize": 7, "xtick.labelsize": 7,
-         "ytick.labelsize": 7, "lines.linewidth": 1.2, "savefig.dpi": 300}"""),
+out = Path("paper-figures")
+out.mkdir(exist_ok=True)
+print("figures go to", out.resolve())
+
+
+def type3_fonts(pdf):
+    # a conference check: does the PDF embed a Type 3 font?
+    return b"/Type3" in pdf.read_bytes()"""),
     ("md", r"""## One column: curves with the region they guarantee
 
-A single-column figure (3.25 in wide). `shade=True` fills the region where the trade-off
-curve of any f-DP mechanism must lie (between f and the diagonal)."""),
+`shade=True` fills the region where the trade-off curve of any f-DP mechanism must lie
+(between f and the diagonal). The style is a context manager: the settings are restored
+when the block ends."""),
     ("code", """\
-with plt.rc_context(paper):
-    fig, ax = plt.subplots(figsize=(3.25, 3.25), layout="constrained")
+with gdp.plot.style("paper-1col"):
+    fig, ax = plt.subplots()
     gdp.plot.tradeoff(gdp.G_mu(1.0), gdp.f_eps_delta(1.0, 1e-5), gdp.laplace(1.0), ax=ax,
                       shade=True)
     fig.savefig(out / "tradeoff.pdf")
-assert (out / "tradeoff.pdf").stat().st_size > 0
-[t.get_text() for t in ax.get_legend().get_texts()]"""),
-    ("md", r"""## Two panels: linear α and the tails on a log axis
+assert not type3_fonts(out / "tradeoff.pdf")
+print(fig.get_size_inches(), [t.get_text() for t in ax.get_legend().get_texts()])"""),
+    ("md", r"""## Curves that coincide stay visible
+
+G₁ and 100-fold randomized response with ε = 0.1 are nearly the same curve (the central
+limit theorem at work). Each curve has its own dash pattern and markers, placed at
+different positions along the line, so both remain visible where they overlap."""),
+    ("code", """\
+with gdp.plot.style("paper-1col"):
+    ax = gdp.plot.tradeoff(gdp.G_mu(1.0), gdp.f_eps_delta(0.1) ** 100)
+curves = [ln for ln in ax.get_lines() if ln.get_gid() == "gdp-curve"]
+[(ln.get_label(), ln.get_marker(), ln.get_linestyle()) for ln in curves]"""),
+    ("md", r"""## Two panels across the text width: linear α and the tails on a log axis
 
 Differences between accountants live at small α; `log_alpha=True` shows them. A numeric
 composition is drawn on its sound side with its bracket as a band (`band=True`, the
@@ -342,28 +368,40 @@ default)."""),
     ("code", """\
 comp = gdp.laplace(0.5) ** 20
 clt_mu = gdp.clt(gdp.laplace(0.5), 20).mu
-with plt.rc_context(paper):
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.75, 3.0), layout="constrained")
+with gdp.plot.style("paper-2col"):
+    fig, (ax1, ax2) = plt.subplots(1, 2)
     for ax, log in ((ax1, False), (ax2, True)):
         gdp.plot.tradeoff(comp, gdp.G_mu(clt_mu), ax=ax, log_alpha=log, alpha_min=1e-8,
                           labels=[r"$\\mathrm{Lap}_{0.5}^{\\otimes 20}$",
                                   rf"CLT $G_{{{clt_mu:.2f}}}$"], legend=ax is ax1)
     for ax, tag in ((ax1, "(a)"), (ax2, "(b)")):
-        ax.set_title(tag, loc="left", fontsize=8)
-    fig.savefig(out / "tails.pdf")"""),
+        ax.set_title(tag, loc="left")
+    fig.savefig(out / "tails.pdf")
+assert not type3_fonts(out / "tails.pdf")"""),
     ("md", r"""## Privacy profiles and composition bounds
 
 `privacy_profile` draws δ(ε) on a log axis; `compare` draws ε against the number of
-compositions from `gdp.epsilon_vs_k` (approximations are marked in the legend)."""),
+compositions from `gdp.epsilon_vs_k` (approximations are marked in the legend). The same
+figure comes from the command line: `gdp plot compare rr:0.1 --k 1 10 100 1000 --style
+paper-1col -o bounds.pdf`."""),
     ("code", """\
 curves = gdp.epsilon_vs_k(gdp.f_eps_delta(0.1), [1, 3, 10, 30, 100, 300, 1000], delta=1e-5,
                           methods=["basic", "advanced", "kov", "rdp", "clt"])
-with plt.rc_context(paper):
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.75, 3.0), layout="constrained")
+with gdp.plot.style("paper-2col"):
+    fig, (ax1, ax2) = plt.subplots(1, 2)
     gdp.plot.privacy_profile(gdp.G_mu(0.5), gdp.G_mu(1), gdp.G_mu(2), ax=ax1,
                              eps=np.linspace(0, 10, 201))
     gdp.plot.compare(curves, ax=ax2)
-    fig.savefig(out / "profiles_and_bounds.pdf")"""),
+    fig.savefig(out / "profiles_and_bounds.pdf")
+assert not type3_fonts(out / "profiles_and_bounds.pdf")"""),
+    ("md", r"""## Slides
+
+The same curves for a talk: a 16:9 figure, sans-serif fonts at 16 pt, thicker lines."""),
+    ("code", """\
+with gdp.plot.style("slides"):
+    ax = gdp.plot.privacy_profile(gdp.G_mu(0.5), gdp.G_mu(1), gdp.G_mu(2))
+    ax.figure.savefig(out / "slide.pdf")
+assert not type3_fonts(out / "slide.pdf")"""),
     ("md", r"""## Export the numbers
 
 Every plotting function can return the plotted numbers (`return_data=True`), and
@@ -375,6 +413,7 @@ ax, data = gdp.plot.tradeoff(gdp.G_mu(1.0), gdp.f_eps_delta(1.0, 1e-5), n=201,
 path = data.to_csv(out / "curves.csv")
 print(path.read_text().splitlines()[:3])
 assert_allclose(data.columns["G_{1}"], gdp.G_mu(1.0)(data.x), rtol=0)
+print(sorted(p.name for p in out.iterdir()))
 plt.close("all")"""),
 ]
 

@@ -262,6 +262,11 @@ EXAMPLES: dict[str, object] = {
                                   for f in dataclasses.fields(M.OneRunAudit)})),
     "roc": ((G1,), {"n": 11}),
     "roc_data": ((G1,), {"n": 11}),
+    # gdp.plot styles (issue 15)
+    "curve_style": ((1,), {}),
+    "label_text": (("f_{0.5,0}^{\\otimes 10}",), {}),
+    "rc_params": (("paper-2col",), {}),
+    "style": (("paper-1col",), {}),
     "get_noise_multiplier": ((), {"target_epsilon": 2.0, "target_delta": 1e-5,
                                   "sample_rate": 0.5, "steps": 2}),
     "dpaccounting.Accountant": ((), {}),
@@ -687,7 +692,8 @@ def _tmpdir(tmp_path_factory):
     _TMP[:] = [tmp_path_factory.mktemp("fuzz")]
     cwd = os.getcwd()
     os.chdir(_TMP[0])  # a bad value may be a valid file name (to_csv(path="1")): write there
-    yield
+    with matplotlib.rc_context():  # gdp.plot.style(...) applies a style for good: undo it
+        yield
     os.chdir(cwd)
     import matplotlib.pyplot as plt
 

@@ -18,6 +18,7 @@ ROOT = Path(gdp.__file__).resolve().parent
 FLOORS = {
     "_numerics": 1,
     "_validation": 1,
+    "_progress": 1,
     "core": 2,
     "families": 3,
     "engine": 4,

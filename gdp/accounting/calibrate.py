@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import EPS, bisect_bracket, div_up, lower_by, raise_by, step_until
+from .._progress import Progress, ProgressCallback, as_progress
 from .._validation import (
     check_callable,
     check_choice,
@@ -128,13 +129,28 @@ class Calibration:
 # ---------------------------------------------------------------------------
 # the search
 # ---------------------------------------------------------------------------
-def _smallest_sigma(ok: Callable[[float], bool], start: float, *, rtol: float,
-                    sigma_max: float, sigma_min: float, what: str) -> tuple[float, float]:
-    """Smallest σ with ``ok(σ)`` (assumed monotone) up to a factor 1 + rtol.
+def _smallest_sigma(test: Callable[[float], bool], start: float, *, rtol: float,
+                    sigma_max: float, sigma_min: float, what: str,
+                    progress: Progress | None = None) -> tuple[float, float]:
+    """Smallest σ with ``test(σ)`` (assumed monotone) up to a factor 1 + rtol.
 
-    Returns ``(lo, hi)`` with ``ok(hi)`` True and ``ok(lo)`` False (``lo = 0`` if ``ok``
-    held down to ``sigma_min``). Raises ``ValueError`` when ``ok`` fails up to ``sigma_max``.
+    Returns ``(lo, hi)`` with ``test(hi)`` True and ``test(lo)`` False (``lo = 0`` if it
+    held down to ``sigma_min``). Raises ``ValueError`` when it fails up to ``sigma_max``.
+    Each evaluation is a progress step: the bracketing ones fill the first 30 % (their
+    number is not known in advance), the bisection ones, counted once the bracket is
+    known, the rest.
     """
+    prog = progress or Progress()
+    state = {"n": 0, "of": 0}  # evaluations so far; bisection steps expected (0: bracketing)
+
+    def ok(s: float) -> bool:
+        met = test(s)
+        state["n"] += 1
+        n, of = state["n"], state["of"]
+        frac = 0.3 * (1 - 0.7 ** n) if of == 0 else 0.3 + 0.7 * min(n / of, 1.0)
+        prog(frac, f"sigma = {s:.6g} {'meets' if met else 'misses'} {what}")
+        return met
+
     hi = start
     if ok(hi):
         lo = max(hi / 2.0, sigma_min)
@@ -154,9 +170,11 @@ def _smallest_sigma(ok: Callable[[float], bool], start: float, *, rtol: float,
                                  f"sigma_max={sigma_max:g})")
             hi = min(hi * 2.0, sigma_max)
     if hi / lo > 1.0 + rtol:  # bisect in log sigma down to a factor 1 + rtol
+        state["n"], state["of"] = 0, math.ceil(math.log2(math.log(hi / lo) / math.log1p(rtol)))
         llo, lhi = bisect_bracket(lambda z: np.array(ok(float(np.exp(z)))), math.log(lo),
                                   math.log(hi), xtol=math.log1p(rtol), rtol=0.0)
         lo, hi = float(np.exp(llo)), float(np.exp(lhi))
+    prog.done(f"sigma = {hi:.6g} (smallest within a factor {1 + rtol:g})")
     return lo, hi
 
 
@@ -196,15 +214,21 @@ def _target(eps: Any, delta: Any, mu: Any, tradeoff: Any) -> tuple[str, Any, Any
     return "tradeoff", tradeoff, None
 
 
+#: the finest relative tolerance of a calibration: the bisection runs in log sigma, where
+#: a float resolves about 23 * 2^-52 = 5e-15 (|log sigma| <= 23 on [1e-10, 1e10])
+RTOL_MIN = 1e-12
+
+
 def _check_rtol(rtol: Any) -> float:
-    return check_real("rtol", rtol, lo=0.0, hi=1.0, lo_open=True)
+    return check_real("rtol", rtol, lo=RTOL_MIN, hi=1.0)
 
 
 def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = None,
                     delta: float | None = None, mu: float | None = None,
                     tradeoff: TradeOff | None = None, sigma_start: float = 1.0,
                     rtol: float = 1e-3, sigma_min: float = 1e-6,
-                    sigma_max: float = 1e6) -> Calibration:
+                    sigma_max: float = 1e6,
+                    progress: ProgressCallback | None = None) -> Calibration:
     r"""Smallest σ (up to a factor ``1 + rtol``) for which ``make(σ)`` meets a target.
 
     Parameters
@@ -220,10 +244,13 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
     sigma_start : float
         First guess; the bracket grows or shrinks from here by factors of 2.
     rtol : float
-        Relative width of the final bracket on σ.
+        Relative width of the final bracket on σ, in [1e-12, 1] (finer is below what a
+        float resolves in log σ).
     sigma_min, sigma_max : float
         Search limits. A target not met at ``sigma_max`` raises ``ValueError``; one met at
         ``sigma_min`` returns ``sigma_min`` (with ``sigma_lower = 0``).
+    progress : callable, optional
+        ``progress(fraction, message)`` after each σ tried (see :mod:`gdp._progress`).
 
     Returns
     -------
@@ -243,6 +270,7 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
     (True, 1.0, True)
     """
     check_callable("make", make, "callable (sigma -> TradeOff)")
+    prog = as_progress(progress)
     criterion, value, d = _target(eps, delta, mu, tradeoff)
     r = _check_rtol(rtol)
     s0 = check_real("sigma_start", sigma_start, lo=0.0, lo_open=True)
@@ -280,7 +308,8 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
     else:
         what = f"mu={value:g}" if criterion == "mu" else "trade-off curve"
     try:
-        lo, hi = _smallest_sigma(ok, s0, rtol=r, sigma_max=smax, sigma_min=smin, what=what)
+        lo, hi = _smallest_sigma(ok, s0, rtol=r, sigma_max=smax, sigma_min=smin, what=what,
+                                 progress=prog)
     except ValueError as exc:
         if errors:
             raise ValueError(f"{exc}; the last evaluation error was at {errors[-1]}") from None
@@ -400,8 +429,8 @@ def _rdp_sigma(p: float, steps: int, delta: float, eps: float, rtol: float) -> t
 def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
                     delta: float | None = None, mu: float | None = None,
                     tradeoff: TradeOff | None = None, method: str = "exact",
-                    rtol: float = 1e-3, accuracy: Mapping[str, Any] | None = None
-                    ) -> Calibration:
+                    rtol: float = 1e-3, accuracy: Mapping[str, Any] | None = None,
+                    progress: ProgressCallback | None = None) -> Calibration:
     r"""Noise multiplier σ of DP-SGD (Poisson sampling rate ``p``, ``steps`` steps) that meets
     a target: ε at δ, μ-GDP, or domination of a trade-off curve.
 
@@ -423,6 +452,9 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
     accuracy : dict, optional
         Accuracy keywords of the numeric engine for ``method="exact"`` (e.g.
         ``{"rtol": 1e-5}``), passed to :func:`gdp.dpsgd`.
+    progress : callable, optional
+        ``progress(fraction, message)`` after each σ tried by the exact search (each is
+        one DP-SGD composition); see :mod:`gdp._progress`.
 
     Returns
     -------
@@ -455,6 +487,7 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
     q = check_real("p", p, lo=0.0, hi=1.0, lo_open=True)
     t = check_count("steps", steps)
     r = _check_rtol(rtol)
+    prog = as_progress(progress)
     if not isinstance(method, str) or method not in ("exact", "rdp", "clt"):
         raise ValueError(f"`method` must be one of ('exact', 'rdp', 'clt'); got "
                          f"method={method!r}")
@@ -514,7 +547,7 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
     acc = dict(accuracy or {})
     res = calibrate_sigma(lambda s: dpsgd(sigma=s, p=q, steps=t, **acc), eps=eps, delta=delta,
                           mu=mu, tradeoff=tradeoff, sigma_start=start, rtol=r,
-                          sigma_min=1e-3, sigma_max=1e4)
+                          sigma_min=1e-3, sigma_max=1e4, progress=prog)
     return Calibration(sigma=res.sigma, criterion=res.criterion, target=res.target,
                        achieved=res.achieved, delta=res.delta, bounds=res.bounds,
                        method="exact", kind="bound", sigma_lower=res.sigma_lower,

@@ -65,7 +65,7 @@ from ..families.gaussian import G_mu
 from ..sampling.dp_sgd import dpsgd
 from . import attack_risk
 from .attack_risk import *  # noqa: F403 (gdp.risk is the public face of the measures)
-from .calibrate import _sigma_from_clt_mu, _smallest_sigma
+from .calibrate import _check_rtol, _sigma_from_clt_mu, _smallest_sigma
 
 __all__ = [*attack_risk.__all__, "RiskCalibration", "calibrate_risk", "calibrate_gaussian_risk",
            "calibrate_dpsgd_risk", "max_steps"]
@@ -261,7 +261,7 @@ def calibrate_risk(make: Callable[[float], TradeOff], *, tpr: float | None = Non
     if not callable(make):
         raise TypeError(f"`make` must be callable (sigma -> TradeOff); got make={make!r}")
     criterion, target, a = _risk_target(tpr, fpr, advantage)
-    r = check_real("rtol", rtol, lo=0.0, hi=1.0, lo_open=True)
+    r = _check_rtol(rtol)
     s0 = check_real("sigma_start", sigma_start, lo=0.0, lo_open=True)
     smin = check_real("sigma_min", sigma_min, lo=0.0, lo_open=True)
     smax = check_real("sigma_max", sigma_max, lo=0.0, lo_open=True)

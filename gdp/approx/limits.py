@@ -21,7 +21,7 @@ from scipy import special
 
 from .._numerics import lower_by, raise_by
 from .._validation import as_real_array, check_count, check_probability, check_real
-from ..core.tradeoff import TradeOff
+from ..core.tradeoff import SidedProfile, TradeOff
 from ..families.gaussian import Gaussian
 from .central_limit import BERRY_ESSEEN_C, ApproximationWarning
 
@@ -59,7 +59,7 @@ def clt_limit(kl_sum: float, kappa2_sum: float) -> Gaussian:
 
 # --- the (eps, delta) limit ----------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class GaussianDelta(TradeOff):
+class GaussianDelta(SidedProfile, TradeOff):
     r""":math:`G_\mu\otimes f_{0,\delta}`: :math:`(1-\delta)G_\mu(\alpha/(1-\delta))` for
     :math:`\alpha\le1-\delta`, 0 beyond (the loss law of :math:`G_\mu` scaled by
     :math:`1-\delta`, plus P-mass δ at :math:`-\infty` and Q-mass δ at :math:`+\infty`).
@@ -99,15 +99,6 @@ class GaussianDelta(TradeOff):
         v = self.delta_ + (1.0 - self.delta_) * np.asarray(g)
         v = raise_by(v, 2) if side > 0 else lower_by(v, 2)
         return np.clip(v, 0.0, 1.0)
-
-    def _hockey(self, eps):
-        return self._profile(eps, 1.0)
-
-    def _hockey_upper(self, eps):
-        return self._profile(eps, 1.0)
-
-    def _hockey_lower(self, eps):
-        return self._profile(eps, -1.0)
 
     def _symmetric_exact(self):
         return True

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._progress import Progress, ProgressCallback, as_progress
 from .._validation import as_real_array, check_count, check_real
 from ..approx.central_limit import clt
 from ..approx.limits import noisy_sgd_mu
@@ -282,7 +283,32 @@ def _kov_homogeneous(groups: list[_Group]) -> _Group:
     return g
 
 
-def _kov_eps(groups: list[_Group], delta: float) -> tuple[float, str, str]:
+_KOV_GRID = 25  # grid points per round of the KOV grid search (3 rounds)
+#: share of the progress bar per method, relative to 1: the KOV grid search (75 exact
+#: compositions of (ε0, δ0)) and the numeric tensor product take the time at large k
+_WEIGHT = {"kov": 6.0, "exact": 2.0}
+
+
+def _each_pair(fn: Callable[[float, float], float], progress: Progress,
+               ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``fn`` over pairs of arrays, one progress step per pair (a KOV evaluation at large k
+    takes seconds: the grid search reports each)."""
+    total = 3 * _KOV_GRID
+    done = [0]
+
+    def each(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        out = []
+        for x, y in zip(xs, ys, strict=True):
+            out.append(fn(float(x), float(y)))
+            done[0] += 1
+            progress(done[0] / total, f"optimal KOV, grid search: {done[0]}/{total}")
+        return np.array(out, dtype=float)
+
+    return each
+
+
+def _kov_eps(groups: list[_Group], delta: float,
+             progress: Progress) -> tuple[float, str, str]:
     g = _kov_homogeneous(groups)
     if g.fixed is not None:
         e0, d0 = g.fixed
@@ -291,16 +317,18 @@ def _kov_eps(groups: list[_Group], delta: float) -> tuple[float, str, str]:
         return float(kov_epsilon(e0, d0, g.count, delta)), "exact", \
             "exact profile of f_{ε0,δ0}^{⊗k}"
 
-    def fun(d0: np.ndarray) -> np.ndarray:
-        e0 = np.asarray(g.f.epsilon(d0), dtype=float)
-        return np.array([kov_epsilon(float(a), float(b), g.count, delta)
-                         if math.isfinite(a) else math.inf for a, b in zip(e0, d0, strict=True)])
+    each = _each_pair(lambda a, b: kov_epsilon(a, b, g.count, delta) if math.isfinite(a)
+                      else math.inf, progress)
 
-    val = _grid_min(fun, delta * 1e-4 / g.count, delta * (1 - 1e-4) / g.count, n=25)
+    def fun(d0: np.ndarray) -> np.ndarray:
+        return each(np.asarray(g.f.epsilon(d0), dtype=float), d0)
+
+    val = _grid_min(fun, delta * 1e-4 / g.count, delta * (1 - 1e-4) / g.count, n=_KOV_GRID)
     return val, "bound", "optimal composition of the per-use (ε0, δ0), best δ0 (grid search)"
 
 
-def _kov_delta_at(groups: list[_Group], eps: float) -> tuple[float, str, str]:
+def _kov_delta_at(groups: list[_Group], eps: float,
+                  progress: Progress) -> tuple[float, str, str]:
     g = _kov_homogeneous(groups)
     if g.fixed is not None:
         e0, d0 = g.fixed
@@ -309,13 +337,13 @@ def _kov_delta_at(groups: list[_Group], eps: float) -> tuple[float, str, str]:
         return float(kov_delta(e0, d0, g.count, eps)), "exact", \
             "exact profile of f_{ε0,δ0}^{⊗k}"
 
+    each = _each_pair(lambda a, b: kov_delta(a, b, g.count, eps), progress)
+
     def fun(e0: np.ndarray) -> np.ndarray:
-        d0 = np.asarray(g.f.delta(e0), dtype=float)
-        return np.array([kov_delta(float(a), float(b), g.count, eps)
-                         for a, b in zip(e0, d0, strict=True)])
+        return each(e0, np.asarray(g.f.delta(e0), dtype=float))
 
     scale = max(eps, 1e-3)
-    val = _grid_min(fun, scale * 1e-4 / g.count, max(eps, 1.0), n=25)
+    val = _grid_min(fun, scale * 1e-4 / g.count, max(eps, 1.0), n=_KOV_GRID)
     return val, "bound", "optimal composition of the per-use (ε0, δ0), best ε0 (grid search)"
 
 
@@ -382,7 +410,8 @@ def _interval(h: TradeOff, name: str, x: float) -> tuple[float, float] | None:
 def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None = None,
             eps: float | None = None, dpsgd: Any = None,
             methods: Sequence[str] | None = None, orders: Any = None,
-            accuracy: Mapping[str, Any] | None = None) -> Comparison:
+            accuracy: Mapping[str, Any] | None = None,
+            progress: ProgressCallback | None = None) -> Comparison:
     r"""ε at δ (and/or δ at ε) of one composition by every applicable method, as a table.
 
     Parameters
@@ -404,6 +433,10 @@ def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None
     accuracy : dict, optional
         Accuracy keywords of the numeric engine for the exact row (e.g. ``{"rtol": 1e-5}``;
         see :class:`gdp.engine.Accuracy`), passed to :func:`gdp.compose` / :func:`gdp.dpsgd`.
+    progress : callable, optional
+        ``progress(fraction, message)``, called as each method starts and finishes and at
+        each evaluation of the KOV grid search (seconds each for millions of
+        compositions); see :mod:`gdp._progress`.
 
     Returns
     -------
@@ -444,6 +477,7 @@ def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None
     """
     if delta is None and eps is None:
         raise TypeError("give `delta` (to compute ε) and/or `eps` (to compute δ)")
+    prog = as_progress(progress)
     d_t = None if delta is None else check_real("delta", delta, lo=0.0, hi=1.0)
     e_t = None if eps is None else check_real("eps", eps, lo=0.0)
     chosen = _methods(methods)
@@ -471,9 +505,13 @@ def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None
 
     exact_curve: list[TradeOff] = []  # computed once, shared by both questions
     records: list[BoundRecord] = []
-    for solved, target in questions:
-        for m in chosen:
-            records.append(_one(m, solved, target, groups, ktot, o, exact_curve, acc))
+    steps = [(solved, target, m) for solved, target in questions for m in chosen]
+    weights = np.cumsum([0.0] + [_WEIGHT.get(m, 1.0) for _, _, m in steps])
+    for i, (solved, target, m) in enumerate(steps):
+        part = prog.span(weights[i] / weights[-1], weights[i + 1] / weights[-1])
+        part(0.0, f"{METHODS[m]} ...")
+        records.append(_one(m, solved, target, groups, ktot, o, exact_curve, acc, part))
+    prog.done(f"compared {len(chosen)} method(s)")
     return Comparison(records=tuple(records), description=desc)
 
 
@@ -496,8 +534,8 @@ def _methods(methods: Any) -> list[str]:
 
 
 def _one(method: str, solved: str, target: float, groups: list[_Group], ktot: int,
-         orders: np.ndarray, cache: list[TradeOff], accuracy: Mapping[str, Any]
-         ) -> BoundRecord:
+         orders: np.ndarray, cache: list[TradeOff], accuracy: Mapping[str, Any],
+         progress: Progress) -> BoundRecord:
     at_delta = solved == "epsilon"
 
     def rec(value: float | None, kind: str, notes: str,
@@ -516,8 +554,8 @@ def _one(method: str, solved: str, target: float, groups: list[_Group], ktot: in
                          else _classical_delta(groups, target, method))
             return rec(val, "bound", note)
         if method == "kov":
-            val, kind, note = (_kov_eps(groups, target) if at_delta
-                               else _kov_delta_at(groups, target))
+            val, kind, note = (_kov_eps(groups, target, progress) if at_delta
+                               else _kov_delta_at(groups, target, progress))
             return rec(val, kind, note)
         if method == "rdp":
             r = _rdp_total(groups, orders)
@@ -559,7 +597,8 @@ def _one(method: str, solved: str, target: float, groups: list[_Group], ktot: in
 def epsilon_vs_k(mechanism: TradeOff | None = None, ks: Any = None, *, delta: float,
                  dpsgd: Mapping[str, Any] | None = None,
                  methods: Sequence[str] | None = None, orders: Any = None,
-                 accuracy: Mapping[str, Any] | None = None) -> EpsilonCurves:
+                 accuracy: Mapping[str, Any] | None = None,
+                 progress: ProgressCallback | None = None) -> EpsilonCurves:
     r"""ε at ``delta`` of the k-fold composition for each k in ``ks``, by every method of
     :func:`compare` (the data of an "ε versus k" plot).
 
@@ -575,6 +614,9 @@ def epsilon_vs_k(mechanism: TradeOff | None = None, ks: Any = None, *, delta: fl
         ``dict(sigma=..., p=...)``: DP-SGD with ``steps = k``.
     methods, orders, accuracy
         As in :func:`compare`.
+    progress : callable, optional
+        ``progress(fraction, message)``: each k is an equal share of the work, reported
+        into by :func:`compare`; see :mod:`gdp._progress`.
 
     Examples
     --------
@@ -592,20 +634,23 @@ def epsilon_vs_k(mechanism: TradeOff | None = None, ks: Any = None, *, delta: fl
         raise ValueError("`ks` must hold at least one number of compositions; got none")
     d = check_real("delta", delta, lo=0.0, hi=1.0)
     _methods(methods)  # checked before any work
+    prog = as_progress(progress)
     cols: dict[str, list[float]] = {}
     kinds: dict[str, str] = {}
-    for kv in kint:
+    for i, kv in enumerate(kint):
+        part = prog.part(i, len(kint))
+        part(0.0, f"k = {kv} ({i + 1} of {len(kint)})")
         if dpsgd is not None:
             if not isinstance(dpsgd, Mapping) or set(dpsgd) != {"sigma", "p"}:
                 raise ValueError("`dpsgd` for epsilon_vs_k must have exactly the keys sigma "
                                  f"and p (steps = k); got {dpsgd!r}")
             c = compare(dpsgd={**dpsgd, "steps": kv}, delta=d, methods=methods, orders=orders,
-                        accuracy=accuracy)
+                        accuracy=accuracy, progress=part.with_prefix(f"k = {kv}"))
         else:
             if not isinstance(mechanism, TradeOff):
                 raise TypeError(f"`mechanism` must be a TradeOff; got {mechanism!r}")
             c = compare(mechanism, k=kv, delta=d, methods=methods, orders=orders,
-                        accuracy=accuracy)
+                        accuracy=accuracy, progress=part.with_prefix(f"k = {kv}"))
         for r in c:
             cols.setdefault(r.method, []).append(math.nan if r.epsilon is None else r.epsilon)
             if r.kind != "skipped":
@@ -619,4 +664,5 @@ def epsilon_vs_k(mechanism: TradeOff | None = None, ks: Any = None, *, delta: fl
         frozen[m] = a
     k_arr = np.array(kint, dtype=float)
     k_arr.setflags(write=False)
+    prog.done(f"epsilon for {len(kint)} value(s) of k")
     return EpsilonCurves(k=k_arr, delta=d, columns=frozen, kinds=kinds)

@@ -34,6 +34,8 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # Rényi differential privacy
 # ---------------------------------------------------------------------------
+#: The default Rényi orders (read-only): the integers 2..256, then 320 ... 4096. Integer
+#: orders, so the sampled-Gaussian RDP of Mironov, Talwar & Zhang (2019) is exact at each.
 DEFAULT_ORDERS: np.ndarray = np.concatenate(
     [np.arange(2, 257), [320, 384, 448, 512, 640, 768, 1024, 1536, 2048, 4096]]
 ).astype(float)

@@ -50,8 +50,9 @@ from .commands import (
     _cmd_demo,
     _cmd_dpsgd,
     _cmd_figures,
-    _cmd_plot,
 )
+from .output import _progress
+from .plotting import _cmd_plot, add_plot_options
 from .specs import _MECH_HELP, _count, _real
 from .sql import add_sql
 
@@ -165,7 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="draw trade-off curves to a file",
                        description="Draw trade-off curves (or privacy profiles) of mechanism "
-                       "specs to an image file; '+' composes terms into one curve.")
+                       "specs to an image file; '+' composes terms into one curve. "
+                       "`gdp plot compare MECH --k ...` draws epsilon against the number "
+                       "of compositions instead.")
     p.add_argument("curves", nargs="+", metavar="CURVE",
                    help="e.g. gauss:1 'rr:0.5x10+gauss:0.3'")
     p.add_argument("-o", "--out", required=True, help="output file (.png, .pdf, .svg)")
@@ -181,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"resolution (default 160, at most {_DPI_MAX})")
     p.add_argument("--size", type=_real("size", lo=0.5, hi=_SIZE_MAX), default=4.8,
                    help=f"figure size in inches (0.5 to {_SIZE_MAX:g})")
+    add_plot_options(p)
     common(p, progress=True)
     p.set_defaults(func=_cmd_plot)
 
@@ -192,8 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="cheaper settings (for tests)")
     p.add_argument("--format", nargs="+", default=["png", "pdf"], choices=["png", "pdf", "svg"],
                    help="file formats (default: png pdf)")
-    p.add_argument("--dpi", type=_count("dpi", lo=10, hi=_DPI_MAX), default=160,
-                   help=f"PNG resolution (default 160, at most {_DPI_MAX})")
+    p.add_argument("--dpi", type=_count("dpi", lo=10, hi=_DPI_MAX), default=300,
+                   help=f"PNG resolution (default 300, at most {_DPI_MAX})")
     p.add_argument("--only", nargs="+", metavar="NAME", help="draw only these figures")
     p.add_argument("--no-demo", action="store_true", help="skip the worked example")
     common(p, progress=True)
@@ -230,18 +234,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             status = int(args.func(args))
         except (ValueError, TypeError) as exc:
+            _progress(args).close()
             print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
             return 2
         except (RuntimeError, NotImplementedError, OSError) as exc:
+            _progress(args).close()
             print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
+            _progress(args).close()
             print(f"{prog}: interrupted", file=sys.stderr)
             return 130
         except Exception as exc:  # noqa: BLE001 - never a traceback: a bug, said in one line
+            _progress(args).close()
             print(f"{prog}: error: internal error ({type(exc).__name__}): {_one_line(exc)}",
                   file=sys.stderr)
             return 1
+        finally:
+            _progress(args).close()
     shown = set()
     for w in caught:  # numpy's floating-point RuntimeWarnings are internals, not news
         msg = _one_line(w.message)

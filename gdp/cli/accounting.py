@@ -104,10 +104,12 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         raise ValueError("`delta` is required with an `eps` target, and only with it: give "
                          "--delta with --eps")
     sched = schedule_from_args(args)
-    _progress(args)(f"calibrating sigma for {sched.steps} steps at p={_g(sched.sample_rate)} "
-                    f"({args.method}) ...")
+    prog = _progress(args)
+    prog.note(f"calibrating sigma for {sched.steps} steps at p={_g(sched.sample_rate)} "
+              f"({args.method}) ...")
     c = gdp.calibrate_dpsgd(p=sched.sample_rate, steps=sched.steps, eps=args.eps,
-                            delta=args.delta, mu=args.mu, method=args.method, rtol=args.rtol)
+                            delta=args.delta, mu=args.mu, method=args.method, rtol=args.rtol,
+                            progress=prog)
     res: dict[str, Any] = {
         "sigma": c.sigma, "sigma_lower": c.sigma_lower, "criterion": c.criterion,
         "target": c.target, "delta": c.delta, "achieved": c.achieved, "method": c.method,
@@ -194,7 +196,7 @@ def _cmd_account(args: argparse.Namespace) -> int:
     acc, source = _load_ledger(args.file, args.neighbours)
     deltas = [check_real("delta", d, lo=0.0, hi=1.0, lo_open=True) for d in args.delta]
     epss = [check_real("eps", e, lo=0.0) for e in (args.eps or [])]
-    _progress(args)(f"composing {len(acc)} mechanisms ...")
+    _progress(args).note(f"composing {len(acc)} mechanisms ...")
     h = acc.tradeoff()
     res: dict[str, Any] = {
         "source": source, "mechanisms": len(acc), "steps": acc.steps,

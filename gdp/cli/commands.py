@@ -1,4 +1,5 @@
-r"""The subcommands of ``gdp``: convert, dpsgd, compose, compare, plot, demo, figures.
+r"""The subcommands of ``gdp``: convert, dpsgd, compose, compare, demo, figures (``plot`` is in
+:mod:`gdp.cli.plotting`).
 
 Each ``_cmd_*`` function takes the parsed arguments, calls the library, prints its answer (or
 JSON with ``--json``) and returns the exit status.
@@ -16,12 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import gdp
 
 from .._validation import check_real
 from ..core.tradeoff import TradeOff
+from ..plot.base import label_text
 from .accounting import schedule_from_args
 from .output import (
     _bracket_text,
@@ -125,7 +125,7 @@ def dpsgd_report(sigma: float, p: float, steps: int, delta: float,
 def _cmd_dpsgd(args: argparse.Namespace) -> int:
     sigma, p, steps = _dpsgd_params(args)
     delta = check_real("delta", args.delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    res = dpsgd_report(sigma, p, steps, delta, progress=_progress(args))
+    res = dpsgd_report(sigma, p, steps, delta, progress=_progress(args).note)
     run = schedule_from_args(args)
     res["convention"], res["run"] = run.convention, run.describe()
     if args.json:
@@ -152,13 +152,14 @@ def _cmd_compose(args: argparse.Namespace) -> int:
     deltas, epss = list(args.delta), list(args.eps or [])
     total = sum(n for _, n in terms)
     prog = _progress(args)
-    prog(f"composing {total} mechanisms ...")
+    prog.note(f"composing {total} mechanisms ...")
     h = _compose_terms(terms)
     eps_recs = [_eps_report(h, d) for d in deltas]
     delta_recs = [_delta_report(h, e) for e in epss]
     res: dict[str, Any] = {
         "mechanisms": [{"tradeoff": repr(f), "repeat": n} for f, n in terms],
-        "count": total, "result": repr(h), "epsilon": eps_recs, "delta": delta_recs}
+        "count": total, "result": repr(h), "label": label_text(h.label), "epsilon": eps_recs,
+        "delta": delta_recs}
     clt_note = None
     if total > 1:
         try:
@@ -175,7 +176,7 @@ def _cmd_compose(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(res)
         return 0
-    print(f"composition of {total} mechanism(s): {repr(h)}")
+    print(f"composition of {total} mechanism(s): {_describe(h)}")
     for r in eps_recs:
         print(f"  eps at delta = {_g(r['delta'])}: {_g(r['eps'])}  {_bracket_text(r, 'eps')}")
     for r in delta_recs:
@@ -189,6 +190,13 @@ def _cmd_compose(args: argparse.Namespace) -> int:
     elif clt_note:
         print(f"  CLT: not applicable ({clt_note})")
     return 0
+
+
+def _describe(h: TradeOff) -> str:
+    """The curve for a terminal: its label as plain text, and its repr when that is a
+    readable closed form (``G_5 = Gaussian(mu=5.0)``), not a numeric result's LaTeX name."""
+    text, r = label_text(h.label), repr(h)
+    return text if "name=" in r or "\\" in r or "{" in r else f"{text} = {r}"
 
 
 def _compare_target(spec: str) -> tuple[Any, dict[str, float] | None]:
@@ -218,11 +226,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     prog = _progress(args)
     if len(ks) == 1:
         compare = gdp.compare
-        prog(f"comparing composition bounds for k = {ks[0]} ...")
+        prog.note(f"comparing composition bounds for k = {ks[0]} ...")
         if sgd is not None:
-            table = compare(dpsgd={**sgd, "steps": ks[0]}, delta=delta, eps=args.eps)
+            table = compare(dpsgd={**sgd, "steps": ks[0]}, delta=delta, eps=args.eps,
+                            progress=prog)
         else:
-            table = compare(f, k=ks[0], delta=delta, eps=args.eps)
+            table = compare(f, k=ks[0], delta=delta, eps=args.eps, progress=prog)
         if args.json:
             _emit_json({"mechanism": args.mechanism, "description": table.description,
                         "records": table.to_records()})
@@ -236,9 +245,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.eps is not None:
         raise ValueError("--eps needs a single --k (delta at eps is reported per k)")
     epsilon_vs_k = gdp.epsilon_vs_k
-    prog(f"comparing composition bounds for k = {', '.join(map(str, ks))} ...")
-    curves = (epsilon_vs_k(dpsgd=sgd, ks=ks, delta=delta) if sgd is not None
-              else epsilon_vs_k(f, ks, delta=delta))
+    prog.note(f"comparing composition bounds for k = {', '.join(map(str, ks))} ...")
+    curves = (epsilon_vs_k(dpsgd=sgd, ks=ks, delta=delta, progress=prog) if sgd is not None
+              else epsilon_vs_k(f, ks, delta=delta, progress=prog))
     cols = {m: [float(x) for x in v] for m, v in curves.columns.items()}
     if args.json:
         _emit_json({"mechanism": args.mechanism, "delta": delta, "k": ks, "epsilon": cols,
@@ -248,47 +257,6 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(f"eps at delta = {_g(delta)} of the k-fold composition of {args.mechanism} "
           f"(kinds: {', '.join(f'{m}={kd}' for m, kd in curves.kinds.items())})")
     print(_format_records(records))
-    return 0
-
-
-def _cmd_plot(args: argparse.Namespace) -> int:
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    from matplotlib.figure import Figure
-
-    from .. import plot as gplot
-
-    out = _writable("--out", args.out)
-    csv = None if args.csv is None else _writable("--csv", args.csv)
-    if args.size * args.dpi > _PIXELS_MAX:
-        raise ValueError(f"--size times --dpi must be at most {_PIXELS_MAX} pixels; got "
-                         f"size={_g(args.size)}, dpi={args.dpi}")
-    curves = [parse_curve(s) for s in args.curves]
-    labels = args.label
-    if labels is not None and len(labels) != len(curves):
-        raise ValueError(f"give one --label per curve ({len(curves)}); got {len(labels)}")
-    fig = Figure(figsize=(args.size, args.size), layout="constrained")
-    ax = fig.subplots()
-    _progress(args)(f"drawing {len(curves)} curve(s) ...")
-    if args.profile:
-        eps = np.linspace(0.0, args.eps_max, 301)
-        ax, data = gplot.privacy_profile(*curves, eps=eps, ax=ax, labels=labels,
-                                         return_data=True)
-    else:
-        ax, data = gplot.tradeoff(*curves, ax=ax, shade=args.shade, log_alpha=args.log_alpha,
-                                  labels=labels, return_data=True)
-    if args.title:
-        ax.set_title(args.title)
-    fig.savefig(out, dpi=args.dpi)
-    written = [str(out)]
-    if csv is not None:
-        written.append(str(data.to_csv(csv)))
-    if args.json:
-        _emit_json({"files": written, "curves": [repr(c) for c in curves]})
-    else:
-        for w in written:
-            print(f"wrote {w}")
     return 0
 
 
@@ -347,9 +315,9 @@ def demo_text(progress: Callable[[str], None] | None = None) -> str:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     if args.json:
-        _emit_json(demo_report(progress=_progress(args)))
+        _emit_json(demo_report(progress=_progress(args).note))
     else:
-        print(demo_text(progress=_progress(args)))
+        print(demo_text(progress=_progress(args).note))
     return 0
 
 
@@ -372,5 +340,5 @@ def _cmd_figures(args: argparse.Namespace) -> int:
             print(f"gdp figures: error: {name}: {msg}", file=sys.stderr)
         if not args.no_demo:
             print()
-            print(demo_text(progress=prog))
+            print(demo_text(progress=prog.note))
     return 1 if failed else 0

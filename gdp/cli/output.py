@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -47,24 +49,85 @@ def _g(x: float, digits: int = 6) -> str:
 
 
 class _Progress:
-    """Progress lines on stderr, only when enabled (a terminal, or ``--progress``)."""
+    """Progress on stderr: a bar redrawn in place on a terminal (``"bar"``), lines of text in
+    a pipe or file (``"lines"``, only with ``--progress``), or nothing (``"off"``).
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
+    It is the ``progress(fraction, message)`` callback of the library's long calls;
+    :meth:`note` prints one line (a phase whose length is unknown, e.g. one numeric
+    composition). stdout is flushed first, so the two streams stay in order on a terminal.
+    """
 
-    def __call__(self, message: str) -> None:
-        if self.enabled:
-            sys.stdout.flush()  # keep the order of the two streams on a terminal
-            print(f"gdp: {message}", file=sys.stderr, flush=True)
+    _BAR = 20  # characters of the bar
+    _REDRAW = 0.1  # seconds between redraws of the bar
+
+    def __init__(self, mode: str, stream: Any = None):
+        self.mode = mode
+        self.stream = sys.stderr if stream is None else stream
+        self._start = time.monotonic()
+        self._drawn = -math.inf  # when the bar was last drawn
+        self._step = -1  # tenth of the work last reported as a line
+        self._open = False  # the bar's line waits for its newline
+
+    def __bool__(self) -> bool:
+        return self.mode != "off"
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        if self.mode == "off":
+            return
+        now = time.monotonic()
+        done = fraction >= 1.0
+        if self.mode == "bar":
+            if done or now - self._drawn >= self._REDRAW:
+                self._draw(fraction, message, now)
+            if done:
+                self.close()
+        elif int(fraction * 10) != self._step or done:
+            self._step = int(fraction * 10)
+            self._write(f"gdp: {fraction:4.0%}  {message}\n")
+
+    def note(self, message: str) -> None:
+        """One line of text (above the bar, which is redrawn by the next report)."""
+        if self.mode != "off":
+            self.close()
+            self._write(f"gdp: {message}\n")
+
+    def close(self) -> None:
+        """End the bar's line (before anything else is printed)."""
+        if self._open:
+            self._open = False
+            self._write("\n")
+
+    def _draw(self, fraction: float, message: str, now: float) -> None:
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        fill = int(round(max(0.0, min(fraction, 1.0)) * self._BAR))
+        line = (f"gdp: [{'#' * fill}{'.' * (self._BAR - fill)}] {fraction:4.0%} "
+                f"{now - self._start:6.1f} s  {message}")
+        self._write("\r" + line[:width].ljust(width))
+        self._drawn = now
+        self._open = True
+
+    def _write(self, text: str) -> None:
+        sys.stdout.flush()
+        self.stream.write(text)
+        self.stream.flush()
 
 
 def _progress(args: argparse.Namespace) -> _Progress:
+    """The progress display of a command: a bar on a terminal unless ``--json``; with
+    ``--progress`` a bar on a terminal or lines in a pipe; nothing with ``--quiet``. The
+    same object is returned for the same ``args`` (so ``main`` can close it)."""
+    made = getattr(args, "_progress_display", None)
+    if made is not None:
+        return made
     flag = getattr(args, "progress", None)
+    tty = bool(getattr(sys.stderr, "isatty", lambda: False)())
     if flag is None:
-        enabled = bool(getattr(sys.stderr, "isatty", lambda: False)())
+        mode = "bar" if tty and not getattr(args, "json", False) else "off"
     else:
-        enabled = bool(flag)
-    return _Progress(enabled)
+        mode = ("bar" if tty else "lines") if flag else "off"
+    made = _Progress(mode)
+    args._progress_display = made
+    return made
 
 
 def _report(f: TradeOff, given: str, value: float, asked: str) -> dict[str, Any]:

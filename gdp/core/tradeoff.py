@@ -402,6 +402,23 @@ def _inv_label(name: str) -> str:
     return "{" + name + "}^{-1}"
 
 
+class SidedProfile:
+    """Mixin of the closed forms whose profile has a bound on both sides,
+    ``_profile(eps, side)`` (``side = 1``: raised by its rounding bound, the profile itself
+    and its upper bound; ``side = -1``: lowered); list it before :class:`TradeOff`."""
+
+    __slots__ = ()
+
+    def _hockey(self, eps):
+        return self._profile(eps, 1.0)
+
+    def _hockey_upper(self, eps):
+        return self._profile(eps, 1.0)
+
+    def _hockey_lower(self, eps):
+        return self._profile(eps, -1.0)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Inverse(TradeOff):
     r""":math:`f^{-1}(\alpha)=\inf\{t\in[0,1]: f(t)\le\alpha\}`, i.e. :math:`T(Q,P)`.

@@ -26,12 +26,12 @@ from scipy import special
 
 from .._numerics import EPS, step_until
 from .._validation import check_probability, check_real
-from ..core.tradeoff import Group, TradeOff
+from ..core.tradeoff import Group, SidedProfile, TradeOff
 
 __all__ = ["EpsDelta", "f_eps_delta"]
 
 @dataclass(frozen=True, slots=True)
-class EpsDelta(TradeOff):
+class EpsDelta(SidedProfile, TradeOff):
     r""":math:`f_{\varepsilon,\delta}`; construct with :func:`f_eps_delta`.
 
     Notes
@@ -108,15 +108,6 @@ class EpsDelta(TradeOff):
         v = d + (1.0 - d) * h * (1.0 + side * 8 * EPS)
         v = np.where(h > 0, np.nextafter(v, side * np.inf), d)
         return np.clip(v, 0.0, 1.0)
-
-    def _hockey(self, eps):
-        return self._profile(eps, 1.0)
-
-    def _hockey_upper(self, eps):
-        return self._profile(eps, 1.0)
-
-    def _hockey_lower(self, eps):
-        return self._profile(eps, -1.0)
 
     def _symmetric_exact(self):
         return True

@@ -27,6 +27,7 @@ from scipy import special
 
 from .._numerics import div_up, float_or_array, lower_by, raise_by, step_until
 from .._validation import as_probability_array, as_real_array, check_count, check_real
+from ..core.tradeoff import SidedProfile
 from .gaussian_profile import (
     _delta_upper,
     _eps_from_mu,
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 @dataclass(frozen=True, slots=True)
-class Gaussian(LocationFamily):
+class Gaussian(SidedProfile, LocationFamily):
     r"""Gaussian differential privacy :math:`G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha)-\mu)`.
 
     Use :func:`G_mu` to construct. Symmetric; :math:`G_0 = \mathrm{Id}`,
@@ -64,23 +65,7 @@ class Gaussian(LocationFamily):
         return special.ndtr(x) * (1.0 - _ndtr_error(x, z))  # lowered: never too high
 
     def _one_minus_f(self, alpha):
-        alpha = np.asarray(alpha, dtype=float)
-        if self.mu == 0:
-            return alpha.copy()
-        if math.isinf(self.mu):
-            return np.ones_like(alpha)
-        z = special.ndtri(alpha)
-        x = z + self.mu
-        return special.ndtr(x) * (1.0 + _ndtr_error(x, z))  # raised: 1 - f never too low
-
-    def _hockey(self, eps):
-        return self._profile(eps, 1.0)
-
-    def _hockey_upper(self, eps):
-        return self._profile(eps, 1.0)
-
-    def _hockey_lower(self, eps):
-        return self._profile(eps, -1.0)
+        return self._omf(alpha, 1.0)  # raised: 1 - f never too low
 
     def _profile(self, eps: Any, side: float) -> np.ndarray:
         r"""δ(ε) raised (``side=1``) or lowered (``side=-1``) by its rounding bound.
@@ -104,6 +89,11 @@ class Gaussian(LocationFamily):
         return np.clip(d, 0.0, 1.0)
 
     def _omf_lower(self, alpha):
+        return self._omf(alpha, -1.0)
+
+    def _omf(self, alpha: Any, side: float) -> np.ndarray:
+        """:math:`1 - G_\\mu(\alpha) = \\Phi(\\Phi^{-1}(\alpha) + \\mu)` raised (``side = 1``) or
+        lowered (``side = -1``) by its rounding bound."""
         alpha = np.asarray(alpha, dtype=float)
         if self.mu == 0:
             return alpha.copy()
@@ -111,7 +101,7 @@ class Gaussian(LocationFamily):
             return np.ones_like(alpha)
         z = special.ndtri(alpha)
         x = z + self.mu
-        return special.ndtr(x) * (1.0 - _ndtr_error(x, z))  # lowered by its rounding bound
+        return special.ndtr(x) * (1.0 + side * _ndtr_error(x, z))
 
     def _epsilon(self, delta):
         return _eps_from_mu(np.full(np.shape(delta), self.mu), delta)
@@ -216,8 +206,8 @@ def delta_from_mu(mu: Any, eps: Any) -> Any:
     -----
     Evaluated in log space (see the module notes) and returned as an upper bound: never
     below the exact δ, above it by at most about :math:`4\times10^{-14}\max(1,
-    |\log\delta|)` relative (2e-13 + 2e-15 |log δ| for small δ; < 2e-12 against mpmath
-    on μ ∈ [1e-8, 50], ε ∈ [0, 500]). Never 0 for finite ε and μ > 0: a δ below the
+    |\log\delta|)` relative (2e-13 + 2e-15 :math:`|\log\delta|` for small δ; < 2e-12
+    against mpmath on μ ∈ [1e-8, 50], ε ∈ [0, 500]). Never 0 for finite ε and μ > 0: a δ below the
     smallest float (5e-324) is returned as 5e-324, an upper bound (use
     :func:`log_delta_from_mu` for its value). δ(0; μ) = erf(μ/(2√2)); μ = 0 gives 0; μ = ∞
     gives 1 (also at ε = ∞); ε = ∞ gives 0 for finite μ.

@@ -8,6 +8,10 @@ A trade-off function :math:`f = T(P, Q)` lives in the unit square: the type I er
 of the useless test (perfect privacy, :math:`\mathrm{Id}`). Higher curves are more private
 (DRS Sec. 2). Every function here
 
+* draws each curve with its own colour, dash pattern and hollow marker
+  (:data:`CYCLE`: readable in grayscale and by colour-blind readers, and two curves
+  that coincide both stay visible); :func:`style` sets sizes and fonts for a paper
+  column, the text width or slides, and TrueType (Type 42) fonts in PDFs;
 * takes ``ax=None`` (a new square figure is made when none is given), returns the
   :class:`~matplotlib.axes.Axes` and never calls ``plt.show()``;
 * names the curves by the objects' own LaTeX-safe :attr:`~gdp.TradeOff.label`, rendered
@@ -29,12 +33,13 @@ DRS: J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS-B 84(1), 
 
 from __future__ import annotations
 
-from . import audit, base, comparison, curves, roc_plot
+from . import audit, base, comparison, curves, roc_plot, styles
 from .audit import *
 from .base import *
 from .comparison import *
 from .curves import *
 from .roc_plot import *
+from .styles import *
 
 __all__ = [*audit.__all__, *base.__all__, *comparison.__all__, *curves.__all__,
-           *roc_plot.__all__]
+           *roc_plot.__all__, *styles.__all__]

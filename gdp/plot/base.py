@@ -2,16 +2,19 @@ r"""The common ground of the plots: labels, the unit square, exported data.
 
 :class:`PlotData` (one x column and named y columns, :func:`to_csv`) is what every plotting
 function can return besides its Axes; :func:`mathtext` turns a curve's label into matplotlib
-math text; the helpers here make the axes (``ax=None`` → a new figure) and style the unit
-square of a trade-off plot. matplotlib is imported on first use.
+math text (numbers like ``1e-05`` as :math:`10^{-5}`, words upright) and :func:`label_text`
+into plain Unicode text for terminals (``f_(0.5,0)^⊗10``); the helpers here make the axes
+(``ax=None`` → a new figure), give each curve its entry of :data:`gdp.plot.CYCLE` and style
+the unit square of a trade-off plot. matplotlib is imported on first use.
 
-Imports: the ground floor and :mod:`gdp.core`.
+Imports: the ground floor, :mod:`gdp.core` and :mod:`gdp.plot.style`.
 """
 
 from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -29,8 +32,9 @@ from .._validation import (
     shown,
 )
 from ..core.tradeoff import TradeOff
+from .styles import curve_style
 
-__all__ = ["PlotData", "to_csv", "mathtext", "ALPHA_LABEL", "BETA_LABEL"]
+__all__ = ["PlotData", "to_csv", "mathtext", "label_text", "ALPHA_LABEL", "BETA_LABEL"]
 
 #: Axis label of the type I error.
 ALPHA_LABEL = r"Type I error $\alpha$"
@@ -122,17 +126,114 @@ def to_csv(data: PlotData, path: str | Path) -> Path:
     return data.to_csv(path)
 
 
+_SCI = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e([+-]?)0*(\d+)(?![\w.])")
+_WORDS = re.compile(r"^[A-Za-z][A-Za-z0-9 .,:()+-]*[A-Za-z]{2}[A-Za-z0-9 .,:()+-]*$")
+
+
+def _sci_math(m: re.Match[str]) -> str:
+    mant, sign, exp = m.group(1), "-" if m.group(2) == "-" else "", m.group(3)
+    power = f"10^{{{sign}{exp}}}"
+    return power if mant == "1" else rf"{mant}\times {power}"
+
+
 def mathtext(label: str) -> str:
-    r"""Wrap a LaTeX-safe label in ``$...$`` for matplotlib's mathtext (idempotent).
+    r"""A curve's LaTeX-safe label as matplotlib math text (idempotent).
+
+    Numbers in scientific notation become powers of ten (``1e-05`` → :math:`10^{-5}`);
+    a label that is plain words (``DP-SGD``, ``exact``) stays text, upright; a label that
+    already holds ``$`` is returned as it is.
 
     >>> import gdp.plot
     >>> gdp.plot.mathtext("G_{1}"), gdp.plot.mathtext("$x$")
     ('$G_{1}$', '$x$')
+    >>> gdp.plot.mathtext("f_{1,1e-05}"), gdp.plot.mathtext("f_{1,2.5e-07}")
+    ('$f_{1,10^{-5}}$', '$f_{1,2.5\\times 10^{-7}}$')
+    >>> gdp.plot.mathtext("DP-SGD")
+    'DP-SGD'
     """
     label = check_str("label", label)
-    if label.startswith("$") and label.endswith("$") and len(label) > 1:
+    if "$" in label:
         return label
-    return f"${label}$"
+    if _WORDS.match(label) and not re.search(r"[\\_^{}]", label):
+        return label
+    return f"${_SCI.sub(_sci_math, label)}$"
+
+
+_SYMBOLS = {"otimes": "⊗", "circ": "∘", "mu": "μ", "varepsilon": "ε", "epsilon": "ε",
+            "delta": "δ", "sigma": "σ", "alpha": "α", "beta": "β", "gamma": "γ",
+            "cdot": "·", "times": "×", "infty": "∞", ",": " ", " ": " "}
+_SUPER = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
+
+
+def _tokens(s: str) -> list[str]:
+    out, i = [], 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            m = re.match(r"\\([A-Za-z]+|.)", s[i:])
+            out.append(m.group(0))
+            i += len(m.group(0))
+        elif c == "{":
+            depth, j = 1, i + 1
+            while j < len(s) and depth:
+                depth += {"{": 1, "}": -1}.get(s[j], 0)
+                j += 1
+            out.append(s[i:j])
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return out
+
+
+def _text(s: str) -> str:
+    toks, out, i = _tokens(s), [], 0
+    while i < len(toks):
+        t = toks[i]
+        if t in ("_", "^") and i + 1 < len(toks):
+            arg = _text(toks[i + 1][1:-1] if toks[i + 1].startswith("{") else toks[i + 1])
+            arg = arg.strip()
+            if t == "^" and re.fullmatch(r"-?\d+", arg):
+                out.append(arg.translate(_SUPER))
+            elif t == "^" and arg.startswith("⊗"):
+                out.append("^⊗" + arg[1:].strip())
+            else:
+                simple = re.fullmatch(r"[\w.+-]+|\[[^\]]*\]", arg) is not None
+                out.append(t + (arg if simple else f"({arg})"))
+            i += 2
+            continue
+        if t.startswith("\\mathrm") and i + 1 < len(toks):
+            out.append(_text(toks[i + 1].strip("{}")))
+            i += 2
+            continue
+        if t.startswith("{"):
+            inner = _text(t[1:-1])
+            nxt = toks[i + 1] if i + 1 < len(toks) else ""
+            compound = nxt in ("_", "^") and not re.fullmatch(r"[A-Za-z0-9.]+", inner)
+            out.append(f"({inner})" if compound else inner)
+        elif t.startswith("\\"):
+            sym = _SYMBOLS.get(t[1:], t[1:])
+            out.append(f" {sym} " if sym in ("⊗", "∘", "×") else sym)
+        else:
+            out.append(t)
+        i += 1
+    return re.sub(r" {2,}", " ", "".join(out))
+
+
+def label_text(label: str) -> str:
+    r"""A curve's LaTeX-safe label as plain Unicode text (for terminals and logs).
+
+    Examples
+    --------
+    >>> import gdp.plot
+    >>> gdp.plot.label_text(r"f_{0.5,0}^{\otimes 10}")
+    'f_(0.5,0)^⊗10'
+    >>> gdp.plot.label_text(r"\mathrm{Lap}_{1}\otimes G_{0.5}")
+    'Lap_1 ⊗ G_0.5'
+    >>> gdp.plot.label_text(r"{\mathrm{Lap}_{0.5}}^{\otimes 3}"), gdp.plot.label_text("{f}^{-1}")
+    ('(Lap_0.5)^⊗3', 'f⁻¹')
+    """
+    return _text(check_str("label", label).replace("$", "")).strip()
 
 
 # ------------------------------------------------------------------- helpers
@@ -205,14 +306,45 @@ def _n_points(n: Any) -> int:
 
 
 def _new_axes(ax: Any) -> Any:
+    """``ax``, or a new figure: the size of the active style (:func:`gdp.plot.style`), or
+    a 4.8 in square when matplotlib's default size is in force."""
     if ax is not None:
         if not callable(getattr(ax, "plot", None)):
             raise TypeError(f"`ax` must be a matplotlib Axes or None; got ax={shown(ax)}")
         return ax
     import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots(figsize=_FIGSIZE, layout="constrained")
+    _, ax = plt.subplots(figsize=tuple(_rc("figure.figsize", _FIGSIZE)), layout="constrained")
     return ax
+
+
+def _rc(key: str, fallback: Any) -> Any:
+    """The rcParam ``key`` when a style (or the user) set it, else gdp's ``fallback``."""
+    import matplotlib
+
+    value = matplotlib.rcParams[key]
+    return fallback if value == matplotlib.rcParamsDefault[key] else value
+
+
+_GID = "gdp-curve"
+
+
+def _plot_curve(ax: Any, x: Any, y: Any, style: dict[str, Any] | None = None,
+                **kw: Any) -> Any:
+    """Draw one curve with the next entry of :data:`gdp.plot.CYCLE` on ``ax`` (counting
+    the curves this module drew there before); ``style`` (a plot's own look for the curve)
+    and then ``kw`` (the caller's) override it; returns the line."""
+    from matplotlib.cbook import normalize_kwargs
+    from matplotlib.lines import Line2D
+
+    i = sum(1 for line in ax.get_lines() if line.get_gid() == _GID)
+    lw = _rc("lines.linewidth", 1.8)
+    st = {**curve_style(i), "linewidth": lw, "markersize": _rc("lines.markersize", 3.5),
+          "markeredgewidth": 0.6 * lw, "markerfacecolor": "white",
+          **normalize_kwargs(style or {}, Line2D), **normalize_kwargs(kw, Line2D)}
+    (line,) = ax.plot(x, y, **st)
+    line.set_gid(_GID)
+    return line
 
 
 def _style_unit_square(ax: Any, log_alpha: bool, alpha_min: float, diagonal: bool) -> None:
@@ -239,9 +371,10 @@ def _strip(name: str) -> str:
 
 def _line_with_band(ax: Any, x: np.ndarray, data: PlotData, name: str, shown: str,
                     band: bool, kw: Mapping[str, Any]) -> str:
-    """Draw column ``name`` of ``data`` and, with ``band``, the band between its ``lower``
-    and ``upper`` columns when it has them; returns the line's colour."""
-    (line,) = ax.plot(x, data.columns[name], label=shown, zorder=3, **{"lw": 1.8, **kw})
+    """Draw column ``name`` of ``data`` (the next curve style, :func:`_plot_curve`) and,
+    with ``band``, the band between its ``lower`` and ``upper`` columns when it has them;
+    returns the line's colour."""
+    line = _plot_curve(ax, x, data.columns[name], style={"zorder": 3}, label=shown, **kw)
     color = line.get_color()
     if band and f"{name} lower" in data.columns:
         ax.fill_between(x, data.columns[f"{name} lower"], data.columns[f"{name} upper"],

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import as_real_array, check_str
-from .base import PlotData, _flags, _new_axes
+from .base import PlotData, _flags, _new_axes, _plot_curve, _rc
+from .styles import _DASHES, PALETTE
 
 __all__ = ["compare_data", "compare"]
 
@@ -110,15 +111,24 @@ def _eps_column(v: Any, shape: tuple[int, ...]) -> np.ndarray:
     return arr
 
 
+def _method_style(color: int, dash: int, marker: str, start: float, **kw: Any
+                  ) -> dict[str, Any]:
+    return {"color": PALETTE[color], "linestyle": _DASHES[dash], "marker": marker,
+            "markevery": (start, 0.12), **kw}
+
+
+#: one look per method: the exact line is solid black underneath, drawn wide so that a
+#: bound that equals it (optimal KOV for f_{eps,0}) shows as a dashed line inside it
 _COMPARE_STYLE = {
-    "exact": dict(color="black", lw=2.4, ls="-", zorder=5),
-    "clt": dict(color="tab:purple", ls=(0, (6, 2, 1, 2)), lw=1.6, zorder=6),
-    "gdp": dict(color="tab:purple", ls=(0, (6, 2, 1, 2)), lw=1.6, zorder=6),
-    "basic": dict(color="tab:red", ls=":", lw=1.8),
-    "advanced": dict(color="tab:orange", ls="--", lw=1.6),
-    "kairouz": dict(color="tab:brown", ls="-.", lw=1.6),
-    "kov": dict(color="tab:green", ls=(0, (2.5, 2.5)), lw=1.8, zorder=7),
-    "rdp": dict(color="tab:blue", ls="--", lw=1.6),
+    "exact": {"color": "black", "linestyle": "-", "marker": "", "zorder": 2,
+              "linewidth_scale": 2.0},
+    "clt": _method_style(5, 3, "X", 0.09, zorder=7),
+    "gdp": _method_style(5, 3, "X", 0.09, zorder=7),
+    "basic": _method_style(1, 1, "v", 0.02),
+    "advanced": _method_style(4, 2, "^", 0.035),
+    "kairouz": _method_style(3, 6, "D", 0.05),
+    "kov": _method_style(2, 5, "s", 0.065, zorder=6),
+    "rdp": _method_style(0, 4, "o", 0.08, zorder=5),
 }
 
 
@@ -145,8 +155,12 @@ def _style_for(method: str) -> dict[str, Any]:
     key = method.lower()
     for name, st in _COMPARE_STYLE.items():
         if key.startswith(name):
-            return dict(st)
-    return {"lw": 1.6}
+            st = dict(st)
+            scale = st.pop("linewidth_scale", None)
+            if scale is not None:
+                st["linewidth"] = scale * _rc("lines.linewidth", 1.8)
+            return st
+    return {}
 
 
 def compare(records_or_data: Any, ax: Any = None, *, log_k: bool = True,
@@ -200,12 +214,10 @@ def compare(records_or_data: Any, ax: Any = None, *, log_k: bool = True,
         ok = np.isfinite(eps)
         if not np.any(ok):
             continue
-        st = {**_style_for(method), **kw}
         label = names.get(method, method)
         if kinds.get(method) == "approximation":
             label += " (approximation)"
-        ax.plot(data.x[ok], eps[ok], label=label, marker="o" if ok.sum() < 12 else None,
-                ms=3.5, **st)
+        _plot_curve(ax, data.x[ok], eps[ok], style=_style_for(method), label=label, **kw)
     if log_k:
         ax.set_xscale("log")
     if log_eps:

@@ -30,10 +30,13 @@ from .base import (
     _line_with_band,
     _n_points,
     _new_axes,
+    _plot_curve,
+    _rc,
     _strip,
     _style_unit_square,
     mathtext,
 )
+from .styles import PALETTE, curve_style
 
 __all__ = ["curve_data", "tradeoff", "profile_data", "privacy_profile", "clt"]
 
@@ -125,7 +128,7 @@ def tradeoff(*fs: TradeOff, ax: Any = None, shade: bool = False, band: bool = Tr
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('Type I error $\\alpha$', 'Type II error $\\beta$')
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
-    ['$\\mathrm{Id}: 1-\\alpha$', '$G_{1}$', '$f_{1,1e-05}$']
+    ['$\\mathrm{Id}: 1-\\alpha$', '$G_{1}$', '$f_{1,10^{-5}}$']
     """
     _flags(shade=shade, band=band, log_alpha=log_alpha, diagonal=diagonal, legend=legend,
            return_data=return_data)
@@ -239,9 +242,8 @@ def privacy_profile(*fs: TradeOff, eps: Any = None, ax: Any = None, log_delta: b
         return np.where(d > 0, d, np.nan) if log_delta else d
 
     for name in names:
-        (line,) = ax.plot(e, shown(data.columns[name]),
-                          label=name if labels is not None else mathtext(name),
-                          **{"lw": 1.8, **kw})
+        line = _plot_curve(ax, e, shown(data.columns[name]),
+                           label=name if labels is not None else mathtext(name), **kw)
         if band and f"{name} lower" in data.columns:
             ax.fill_between(e, shown(data.columns[f"{name} lower"]),
                             shown(data.columns[f"{name} upper"]), color=line.get_color(),
@@ -270,9 +272,10 @@ def clt(fs: Sequence[TradeOff], ax: Any = None, *, exact: Any = True,
     :math:`[G_\mu(\alpha+\gamma)-\gamma,\ G_\mu(\alpha-\gamma)+\gamma]` and the Edgeworth
     expansion (DRS Thm 3.4; Zheng–Dong–Long–Su 2020).
 
-    The CLT and Edgeworth curves are approximations, not bounds, and are drawn dashed;
-    the exact composition (its sound lower bound, with its numeric bracket as a band) is
-    the reference.
+    The CLT and Edgeworth curves are approximations, not bounds, and are drawn thin and
+    dashed with markers on top of the exact composition (its sound lower bound, with its
+    numeric bracket as a band), which is drawn wide and black: where they agree, the
+    black shows on both sides of the dashes.
 
     Parameters
     ----------
@@ -312,16 +315,20 @@ def clt(fs: Sequence[TradeOff], ax: Any = None, *, exact: Any = True,
     if isinstance(exact, TradeOff):
         curves.append(exact)
         names.append("exact")
-        styles.append(dict(color="black", lw=2.0))
-
+        # wide and underneath: the approximations, thinner and dashed, show on top of it
+        styles.append(dict(color="black", linestyle="-", marker="", zorder=2,
+                           linewidth=2.0 * _rc("lines.linewidth", 1.8)))
+    elif exact is not False and exact is not None:
+        raise TypeError(f"`exact` must be True, False or a TradeOff; got exact={exact!r}")
     mu = float(res.mu)
     curves.append(res.approx)
     names.append(f"CLT $G_{{{mu:.3g}}}$")
-    styles.append(dict(color="tab:blue", ls="--", lw=1.6))
+    thin = 0.7 * _rc("lines.linewidth", 1.8)
+    styles.append(dict(curve_style(1), color=PALETTE[0], zorder=3, linewidth=thin))
     if edgeworth:
         curves.append(edgeworth_series(fs))
         names.append("Edgeworth")
-        styles.append(dict(color="tab:red", ls="-.", lw=1.6))
+        styles.append(dict(curve_style(2), color=PALETTE[1], zorder=4, linewidth=thin))
     a_data = curve_data(*curves, n=n, log_alpha=log_alpha, alpha_min=alpha_min,
                         labels=[_strip(s) for s in names])
     a = a_data.x
@@ -335,11 +342,11 @@ def clt(fs: Sequence[TradeOff], ax: Any = None, *, exact: Any = True,
     _style_unit_square(ax, bool(log_alpha), alpha_min, True)
     if "Berry-Esseen lower" in cols:
         ax.fill_between(a, cols["Berry-Esseen lower"], cols["Berry-Esseen upper"],
-                        color="tab:blue", alpha=0.15, lw=0,
+                        color=PALETTE[0], alpha=0.15, lw=0,
                         label=rf"Berry–Esseen band ($\gamma={gamma:.3g}$)")
     for name, st in zip(names, styles, strict=True):
         key = _strip(name)
-        ax.plot(a, cols[key], label=name, zorder=3, **st)
+        _plot_curve(ax, a, cols[key], style=st, label=name)
         if f"{key} lower" in cols:
             ax.fill_between(a, cols[f"{key} lower"], cols[f"{key} upper"],
                             color=st["color"], alpha=0.3, lw=0)

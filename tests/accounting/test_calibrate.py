@@ -106,7 +106,7 @@ def test_calibrate_sigma_errors_and_limits():
                                          r"sigma=16; it cannot be reached"):
         gdp.calibrate_sigma(lambda s: gdp.f_eps_delta(1.0, 0.5), eps=0.5, delta=0.1,
                             sigma_max=16.0)
-    with pytest.raises(ValueError, match=r"`rtol` must be a number in \(0, 1\]; got rtol=0.0"):
+    with pytest.raises(ValueError, match=r"`rtol` must be a number in \[1e-12, 1\]; got rtol=0.0"):
         gdp.calibrate_sigma(lambda s: gdp.G_mu(1 / s), mu=1.0, rtol=0.0)
     # met everywhere: the lower search limit is returned with sigma_lower = 0
     c = gdp.calibrate_sigma(lambda s: gdp.G_mu(1e-9 / s), mu=1.0, sigma_min=1e-3)

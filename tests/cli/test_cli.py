@@ -206,7 +206,7 @@ def test_compose_gaussians_is_the_closed_form(capsys):
 def test_compose_text_output(capsys):
     code, out, err = run(capsys, "compose", "gauss:3", "gauss:4")
     assert code == 0
-    assert out.splitlines()[0] == "composition of 2 mechanism(s): Gaussian(mu=5.0)"
+    assert out.splitlines()[0] == "composition of 2 mechanism(s): G_5 = Gaussian(mu=5.0)"
     assert "eps at delta = 1e-05: " in out and "(exact)" in out
 
 
@@ -384,7 +384,7 @@ def test_figures_draws_the_requested_figures(tmp_path, capsys):
                          "--format", "png")
     assert code == 0, err
     assert out.strip() == f"wrote 2 file(s) to {tmp_path}/: 03_f_eps_delta, 04_gaussian_family"
-    assert png_size(tmp_path / "04_gaussian_family.png") == (250, 250)
+    assert png_size(tmp_path / "04_gaussian_family.png") == (170, 170)  # 3.4 in at 50 dpi
 
 
 def test_figures_unknown_name_is_an_error(tmp_path, capsys):
@@ -407,3 +407,94 @@ def test_demo_prints_the_worked_example(capsys):
 def test_jsonable_maps_non_finite_numbers():
     assert _jsonable({"a": math.inf, "b": -math.inf, "c": math.nan, "d": (1.0, 2)}) == {
         "a": "inf", "b": "-inf", "c": None, "d": [1.0, 2]}
+
+
+# ------------------------------------------------------------ progress, plot compare
+class _Terminal:
+    """A stand-in for a terminal on stderr (isatty True), recording what is written."""
+
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_a_long_comparison_shows_a_progress_bar_on_a_terminal(monkeypatch, capsys):
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    monkeypatch.setattr("gdp.cli.output._Progress._REDRAW", 0.0)  # draw every report
+    code = main(["compare", "dpsgd:1,0.01", "--k", "100000", "--delta", "1e-5"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "Optimal (KOV 2015, Thm 3.3)" in out  # stdout: the table, as without a bar
+    bars = [b for b in term.text.split("\r") if b.startswith("gdp: [")]
+    assert len(bars) >= 2, term.text
+    assert any("grid search" in b for b in term.text.split("\r"))  # KOV, step by step
+    assert "100%" in term.text and term.text.endswith("\n")  # the bar's line is ended
+
+
+def test_progress_is_the_same_stdout_and_quiet_in_pipes_and_under_json(capsys):
+    argv = ["compare", "rr:0.1", "--k", "1", "10"]
+    code, quiet_out, quiet_err = run(capsys, *argv)
+    assert code == 0 and quiet_err == ""  # captured stderr is a pipe: nothing
+    code, out, err = run(capsys, *argv, "--progress")
+    assert code == 0 and out == quiet_out  # stdout does not change
+    lines = err.splitlines()
+    assert lines[0] == "gdp: comparing composition bounds for k = 1, 10 ..."
+    assert lines[-1].startswith("gdp: 100%")
+    assert all(ln.startswith("gdp: ") for ln in lines) and "\r" not in err
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0 and err == ""
+
+
+def test_json_silences_the_bar_on_a_terminal(monkeypatch, capsys):
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    assert main(["compare", "rr:0.1", "--k", "1", "10", "--json"]) == 0
+    capsys.readouterr()
+    assert term.text == ""
+
+
+def test_plot_compare_draws_epsilon_against_k(tmp_path, capsys):
+    pdf, csv = tmp_path / "eps.pdf", tmp_path / "eps.csv"
+    res = run_json(capsys, "plot", "compare", "rr:0.1", "--k", "1", "10", "100", "--delta",
+                   "1e-5", "--methods", "basic", "kov", "exact", "-o", str(pdf),
+                   "--csv", str(csv), "--style", "paper-1col")
+    assert res["files"] == [str(pdf), str(csv)] and res["k"] == [1, 10, 100]
+    assert res["kinds"] == {"basic": "bound", "kov": "exact", "exact": "exact"}
+    data = pdf.read_bytes()
+    assert b"/Type3" not in data and b"CIDFontType2" in data  # TrueType fonts only
+    rows = csv.read_text().splitlines()
+    assert rows[0] == "k,basic,kov,exact"
+    assert [float(x) for x in rows[1].split(",")[:2]] == [1.0, 0.1]
+
+
+def test_plot_compare_errors(tmp_path, capsys):
+    code, out, err = run(capsys, "plot", "compare", "-o", str(tmp_path / "x.png"))
+    assert_one_line_error(code, out, err, "gdp plot", "with one mechanism")
+    code, out, err = run(capsys, "plot", "compare", "rr:0.1", "--k", "0", "-o",
+                         str(tmp_path / "x.png"))
+    assert_one_line_error(code, out, err, "gdp plot", "`k` must be")
+
+
+def test_plot_pdfs_embed_truetype_fonts_with_or_without_a_style(tmp_path, capsys):
+    for extra in ([], ["--style", "slides"]):
+        pdf = tmp_path / f"c{len(extra)}.pdf"
+        code, _, err = run(capsys, "plot", "gauss:1", "eps-delta:1,1e-5", "-o", str(pdf), *extra)
+        assert code == 0, err
+        assert b"/Type3" not in pdf.read_bytes()
+
+
+def test_compose_prints_labels_as_plain_text(capsys):
+    code, out, _ = run(capsys, "compose", "rr:0.5x10", "lap:0.5x3")
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first == "composition of 13 mechanism(s): f_(0.5,0)^⊗10 ⊗ (Lap_0.5)^⊗3"
+    assert "\\" not in out and "{" not in out

@@ -1,8 +1,11 @@
-"""Every figure of the notes is drawn (quick settings) at the right pixel size, as PNG and PDF."""
+"""Every figure of the notes is drawn (quick settings) at the right pixel size, as PNG and PDF,
+with TrueType fonts only (the committed PDFs too: Type 3 fonts fail IEEE/ACM checks)."""
 
 from __future__ import annotations
 
+import re
 import struct
+from pathlib import Path
 
 import matplotlib
 
@@ -12,6 +15,36 @@ import pytest  # noqa: E402
 
 import gdp  # noqa: E402
 from gdp.plot import figures  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+FONT_SUBTYPE = re.compile(rb"/Subtype\s*/(Type3|Type1C?|TrueType|Type0|CIDFontType[02])\b")
+
+
+def font_subtypes(pdf: bytes) -> set[str]:
+    """The font types a PDF declares (matplotlib writes font dictionaries uncompressed)."""
+    return {m.decode() for m in FONT_SUBTYPE.findall(pdf)}
+
+
+def test_the_type3_detector_is_live(tmp_path):
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    fig.text(0.5, 0.5, r"Type 3 by default: $\alpha$")
+    fig.savefig(tmp_path / "t3.pdf")  # matplotlib's default pdf.fonttype is 3
+    assert "Type3" in font_subtypes((tmp_path / "t3.pdf").read_bytes())
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "figures").glob("*.pdf")), ids=lambda p: p.name)
+def test_committed_pdfs_embed_no_type3_font(path):
+    types = font_subtypes(path.read_bytes())
+    assert types, f"{path.name}: no fonts found"
+    assert "Type3" not in types, f"{path.name} embeds Type 3 fonts: regenerate the figures"
+
+
+def test_every_figure_is_committed_as_png_and_pdf():
+    stems = {s.name for s in figures.FIGURES}
+    for ext in ("png", "pdf"):
+        assert {p.stem for p in (ROOT / "figures").glob(f"*.{ext}")} == stems
 
 
 def png_size(path):
@@ -29,17 +62,19 @@ def test_each_figure_is_drawn_at_its_size(tmp_path, spec):
     pdf = paths[1].read_bytes()
     assert pdf[:5] == b"%PDF-" and len(pdf) > 5000
     assert b"CreationDate" not in pdf  # reproducible files for git
+    assert "Type3" not in font_subtypes(pdf) and font_subtypes(pdf)
 
 
 def test_draw_all_reports_progress_and_failures(tmp_path):
     seen = []
     written, failed = figures.draw_all(tmp_path, quick=True, dpi=30, formats=["png"],
                                        names=["04_gaussian_family", "privacy_profiles"],
-                                       progress=seen.append)
+                                       progress=lambda f, m: seen.append((f, m)))
     assert [p.name for p in written] == ["04_gaussian_family.png", "06_privacy_profiles.png"]
     assert failed == {}
-    assert seen == ["[1/2] 04_gaussian_family: The G_mu family",
-                    "[2/2] 06_privacy_profiles: mu-GDP privacy profiles"]
+    assert seen == [(0.0, "[1/2] 04_gaussian_family: The G_mu family"),
+                    (0.5, "[2/2] 06_privacy_profiles: mu-GDP privacy profiles"),
+                    (1.0, "2 of 2 figure(s) drawn")]
 
 
 def test_a_figure_is_reproducible(tmp_path):

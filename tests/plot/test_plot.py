@@ -55,14 +55,14 @@ def test_tradeoff_draws_the_curves_with_mathtext_labels_and_square_axes():
     assert ax.get_xlim() == (0.0, 1.0) and ax.get_ylim() == (0.0, 1.0)
     assert ax.get_box_aspect() == 1
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert texts == [r"$\mathrm{Id}: 1-\alpha$", "$G_{1}$", "$f_{1,1e-05}$"]
+    assert texts == [r"$\mathrm{Id}: 1-\alpha$", "$G_{1}$", "$f_{1,10^{-5}}$"]
     g = line_by_label(ax, "$G_{1}$")
     a, b = g.get_data()
     inner = (a > 0) & (a < 1)
     assert_allclose(b[inner], gauss_curve(1.0, a[inner]), rtol=1e-10, atol=1e-15)
     assert b[0] == 1.0 and b[-1] == 0.0  # exact at the ends
     # f_{1,1e-5}(alpha) = max(0, 1 - d - e alpha, e^-1 (1 - d - alpha)) (DRS Prop. 2.5)
-    a, b = line_by_label(ax, "$f_{1,1e-05}$").get_data()
+    a, b = line_by_label(ax, "$f_{1,10^{-5}}$").get_data()
     ref = np.maximum.reduce([0 * a, 1 - 1e-5 - math.e * a, (1 - 1e-5 - a) / math.e])
     assert_allclose(b, ref, rtol=1e-12, atol=1e-15)
     diag = line_by_label(ax, r"$\mathrm{Id}: 1-\alpha$")
