@@ -210,7 +210,7 @@ def test_from_callable_type_errors():
 
 
 def test_from_callable_symmetric_declaration_checked():
-    with pytest.raises(ValueError, match=r"^`fn` was declared symmetric but f != f\^\{-1\}: "
+    with pytest.raises(ValueError, match=r"^`fn` was declared `symmetric` but f != f\^\{-1\}: "
                                          r"they differ by 0.129 at alpha=0.075$"):
         gdp.from_callable(lambda a: (1 - a) ** 2, symmetric=True)
     gdp.from_callable(lambda a: 1 - a, symmetric=True)  # the identity is symmetric
