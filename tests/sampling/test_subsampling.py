@@ -124,7 +124,7 @@ def test_dpsgd_argument_errors():
     with pytest.raises(ValueError, match=r"a phase must have exactly the keys sigma, p and "
                                          r"steps; got keys \['p', 'sigma'\] \(phase 0\)"):
         gdp.dpsgd(phases=[dict(sigma=1.0, p=0.1)])
-    with pytest.raises(ValueError, match=r"`sigma` must be a positive finite number; "
+    with pytest.raises(ValueError, match=r"`sigma` must be a number in \[1e-300, inf\]; "
                                          r"got sigma=0.0"):
         gdp.dpsgd(sigma=0.0, p=0.1, steps=10)
     with pytest.raises(ValueError, match=r"`steps` must be an integer >= 1; got steps=0"):
