@@ -8,7 +8,12 @@ Nothing here knows about privacy. Each primitive exists once:
 * one-dimensional search: :func:`find_root_bracket` (scipy's vectorised Chandrupatla
   solver, returning the final bracket), :func:`bisect_bracket` (the boundary of a monotone
   predicate) and :func:`golden_section_max` (a unimodal maximiser on a closed interval);
-* output shaping: :func:`float_or_array`, and :data:`EPS`.
+* output shaping: :func:`float_or_array`, and :data:`EPS`;
+* directed rounding: :func:`raise_by` / :func:`lower_by` (a value moved by its rounding
+  bound, from an error analysis stated by the caller), :func:`sum_up` / :func:`sum_down`
+  and :func:`div_up` (a sum or quotient never below, or above, the exact one),
+  :func:`affine_exp_upper` (the sign of :math:`o - e^t a` near 0, in 40-digit decimal
+  arithmetic, a decision that floats cannot make).
 
 Each search returns a *bracket*, never a bare point, so that the caller can take the end
 that is safe for its question (a curve never too high, an ε or δ never too low). The
@@ -31,6 +36,7 @@ import numpy as np
 __all__ = [
     "EPS", "float_or_array", "log1mexp", "logdiffexp", "lower_convex_hull", "upper_envelope",
     "find_root_bracket", "bisect_bracket", "golden_section_max", "step_until",
+    "affine_exp_upper", "div_up", "raise_by", "lower_by", "sum_up", "sum_down",
 ]
 
 _LOG_HALF = -np.log(2.0)
@@ -284,3 +290,110 @@ def step_until(ok: Callable[[np.ndarray], np.ndarray], x: Any, toward: float, *,
             break
         x[bad] = np.nextafter(x[bad] * (1.0 + sign * min(max_rel, rel * 4.0**k)), toward)
     return x
+
+
+def affine_exp_upper(o: Any, t: Any, a: Any) -> np.ndarray:
+    r"""Upper bounds on :math:`o - e^{t} a` (floats ``o, a >= 0``, ``t`` finite), from 40-digit
+    decimal arithmetic.
+
+    In floating point this difference errs by a few ulps of :math:`o + e^t a`, far more
+    than the difference itself when the two nearly cancel (a profile at the loss of an
+    atom, where the exact answer is often 0). ``decimal`` computes :math:`e^t` correctly
+    rounded to 40 digits, so the error of the difference is below :math:`10^{-38}(o +
+    e^t a)`; that is added and the result rounded up to a float. Meant for the few values
+    whose sign floats cannot decide (a Python loop).
+    """
+    import decimal
+
+    o, t, a = (np.asarray(v, dtype=float).reshape(-1) for v in (o, t, a))
+    out = np.empty(o.shape)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 40
+        for i, (oi, ti, ai) in enumerate(zip(o.tolist(), t.tolist(), a.tolist(), strict=True)):
+            prod = decimal.Decimal(ti).exp() * decimal.Decimal(ai)
+            d = decimal.Decimal(oi) - prod
+            bound = d + (decimal.Decimal(oi) + prod) * decimal.Decimal("1e-38")
+            out[i] = math.nextafter(float(bound), math.inf) if bound != 0 else 0.0
+    return out
+
+
+def _two_prod_error(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The rounding error of ``x * y``: ``x * y = fl(x * y) + e`` exactly (Dekker's product
+    with Veltkamp's split; valid while neither the split nor the product over- or
+    underflows)."""
+    def split(v):
+        c = 134217729.0 * v  # 2^27 + 1
+        hi = c - (c - v)
+        return hi, v - hi
+
+    p = x * y
+    xh, xl = split(x)
+    yh, yl = split(y)
+    return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
+def div_up(a: Any, b: Any) -> Any:
+    r"""The smallest float not below the exact quotient :math:`a/b` (``a >= 0``, ``b > 0``,
+    ``inf`` allowed; vectorised, a float for scalars).
+
+    The rounded quotient :math:`q` is exact or off by half an ulp; whether it lies below
+    the exact value is decided exactly from the error-free product :math:`qb = p + e`
+    (:math:`q < a/b` iff :math:`p < a`, or :math:`p = a` and :math:`e < 0`), and then
+    :math:`q` moves up one ulp. Where the error-free product could over- or underflow
+    (extreme exponents) :math:`q` moves up unconditionally.
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    with np.errstate(all="ignore"):
+        q = a / b
+        fin = np.isfinite(q) & (q > 0) & np.isfinite(b)
+        tame = fin & (np.abs(q) < 1e280) & (np.abs(q) > 1e-280) & (np.abs(b) < 1e280) & \
+            (np.abs(b) > 1e-280)
+        p = q * b
+        e = _two_prod_error(q, b)
+        low = (p < a) | ((p == a) & (e < 0))
+        q = np.where(fin & (low | ~tame), np.nextafter(q, np.inf), q)
+    return q[()] if q.ndim == 0 else q
+
+
+def raise_by(x: Any, ulps: Any) -> Any:
+    """``x`` moved up by ``ulps`` units of its own rounding (relative ``ulps * EPS``) and one
+    more ulp: an upper bound on the exact value when the caller's error analysis bounds the
+    relative rounding error of ``x`` by ``ulps`` ulps. Zeros (exact) and infinities stay."""
+    return _move(x, ulps, np.inf)
+
+
+def lower_by(x: Any, ulps: Any) -> Any:
+    """The mirror of :func:`raise_by`: a lower bound."""
+    return _move(x, ulps, -np.inf)
+
+
+def _move(x: Any, ulps: Any, to: float) -> Any:
+    x = np.asarray(x, dtype=float)
+    with np.errstate(invalid="ignore", over="ignore"):
+        y = np.nextafter(x + np.sign(to) * np.abs(x) * (np.asarray(ulps) * EPS), to)
+    y = np.where(np.isfinite(x) & (x != 0), y, x)
+    return float(y) if y.ndim == 0 else y
+
+
+def _two_sum(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``a + b = s + e`` exactly (Knuth's TwoSum; no overflow assumed)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(invalid="ignore", over="ignore"):
+        s = a + b
+        bb = s - a
+        e = (a - (s - bb)) + (b - bb)
+    return s, np.where(np.isfinite(s), e, 0.0)
+
+
+def sum_up(a: Any, b: Any) -> Any:
+    """The smallest float not below the exact sum ``a + b`` (exact sums stay)."""
+    s, e = _two_sum(a, b)
+    out = np.where(e > 0, np.nextafter(s, np.inf), s)
+    return float(out) if out.ndim == 0 else out
+
+
+def sum_down(a: Any, b: Any) -> Any:
+    """The largest float not above the exact sum ``a + b`` (exact sums stay)."""
+    s, e = _two_sum(a, b)
+    out = np.where(e < 0, np.nextafter(s, -np.inf), s)
+    return float(out) if out.ndim == 0 else out

@@ -56,9 +56,10 @@ import numpy as np
 from scipy import special
 
 from .._numerics import EPS, float_or_array, golden_section_max
-from .._validation import as_probability_array, check_int
+from .._validation import as_probability_array, check_count, check_fields, real
 from ..core.piecewise import Identity, from_privacy_profile
 from ..core.tradeoff import Bracketed, TradeOff
+from ..families.epsdelta import EpsDelta
 from ..families.gaussian import G_mu, Gaussian
 
 __all__ = [
@@ -104,7 +105,9 @@ def tpr_at_fpr(f: TradeOff, fpr: Any) -> Any:
     >>> round(gdp.risk.tpr_at_fpr(gdp.f_eps_delta(1.0, 1e-5), 1e-3), 6)  # e^eps a + delta
     0.002728
     """
-    return _sym(_curve(f)).one_minus(fpr)
+    g = _sym(_curve(f))
+    a = as_probability_array("fpr", fpr)
+    return float_or_array(np.asarray(g.one_minus(a), dtype=float), a.shape)
 
 
 def advantage(f: TradeOff) -> float:
@@ -190,7 +193,9 @@ def reconstruction_success(f: TradeOff, baseline: Any) -> Any:
     >>> round(gdp.risk.reconstruction_success(gdp.G_mu(1.0), 0.01), 4)
     0.0924
     """
-    return tpr_at_fpr(f, baseline)
+    g = _sym(_curve(f))
+    k = as_probability_array("baseline", baseline)
+    return float_or_array(np.asarray(g.one_minus(k), dtype=float), k.shape)
 
 
 def reidentification_success(f: TradeOff, candidates: int) -> float:
@@ -203,7 +208,7 @@ def reidentification_success(f: TradeOff, candidates: int) -> float:
     >>> round(gdp.risk.reidentification_success(gdp.G_mu(1.0), 100), 4)
     0.0924
     """
-    m = check_int("candidates", candidates, lo=1)
+    m = check_count("candidates", candidates)
     return float(reconstruction_success(f, 1.0 / m))
 
 
@@ -261,16 +266,14 @@ def certified_mu(f: TradeOff) -> float:
         return float(f.mu)
     if isinstance(f, Identity):
         return 0.0
-    verts = f._vertices()
+    verts = _vertex_alpha(f)
     if verts is None:
         eps = np.concatenate([[0.0], np.geomspace(1e-4, 60.0, 600)])
         top = float(f.epsilon(0.0))
         if math.isfinite(top):
             eps = np.append(eps, top)
         f = from_privacy_profile(eps, np.asarray(f.delta(eps), dtype=float))
-        verts = f._vertices()
-    if isinstance(verts, tuple):  # f_eps_delta answers with (alpha, beta)
-        verts = verts[0]
+        verts = _vertex_alpha(f)
     a = np.asarray(verts, dtype=float).reshape(-1)
     b = np.asarray(f(a), dtype=float)
     if b[0] < 1.0 or np.any((b <= 0.0) & (a < 1.0)):
@@ -280,6 +283,15 @@ def certified_mu(f: TradeOff) -> float:
     mus = za - zb
     mus = mus + 16.0 * EPS * (np.abs(za) + np.abs(zb))
     return float(max(0.0, np.max(mus))) if mus.size else 0.0
+
+
+def _vertex_alpha(f: TradeOff) -> np.ndarray | None:
+    """The α of the kinks of a piecewise-linear curve (``None`` for other curves): those
+    of ``f_eps_delta`` in closed form, else the vertex data the curve is the interpolant of."""
+    if isinstance(f, EpsDelta):
+        return np.array([0.0, f._alpha_star, 1.0 - f.delta_, 1.0])
+    pl = f._pl_data()
+    return None if pl is None else np.asarray(pl[0], dtype=float)
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +316,10 @@ class GaussianFit:
     distance: float
     alpha: float
     mu_certified: float
+
+    def __post_init__(self):
+        check_fields(self, mu=real(lo=0.0), distance=real(lo=0.0, hi=1.0),
+                     alpha=real(lo=0.0, hi=1.0), mu_certified=real(lo=0.0, finite=False))
 
 
 _FIT_ALPHA = np.unique(np.concatenate([np.geomspace(1e-12, 0.5, 600), np.linspace(0, 1, 2001),

@@ -6,7 +6,13 @@ A budget is met by a composed curve :math:`h` when
 
 * (ε, δ): the sound :math:`\varepsilon_h(\delta) \le \varepsilon` (DRS Prop. 2.12; the
   engine's upper bound, so the true ε is below it too);
-* μ: :math:`h \ge G_\mu` everywhere (μ-GDP, checked on the sound curve);
+* μ: :math:`h \ge G_\mu` everywhere (μ-GDP, checked on the sound curve). The sound curve
+  of a numeric composition puts its truncated tails and round-off allowances at
+  :math:`\pm\infty` (a jump at α = 0 and a flat zero tail before α = 1, each at most 1e-9
+  of mass), where no :math:`G_\mu` lies below it; for such a curve the check is dominance
+  of :math:`G_\mu` with those masses moved, μ-GDP up to the engine's floor (an additive δ
+  of at most the mass at :math:`+\infty`; see
+  :func:`gdp.accounting.calibrate._mu_above_floor`, which calibration uses too);
 * a curve :math:`f`: :math:`h \ge f` (:meth:`gdp.TradeOff.dominates` on the sound curve).
 
 What is *spent* is said in the budget's own unit: :math:`\varepsilon_h(\delta)` for (ε, δ),
@@ -42,10 +48,11 @@ from typing import Any
 import numpy as np
 
 from .._numerics import bisect_bracket
-from .._validation import check_real
+from .._validation import check_fields, check_real, choice, instance, optional, real
 from ..core.tradeoff import TradeOff
 from ..families.epsdelta import f_eps_delta
 from ..families.gaussian import G_mu, Gaussian
+from .calibrate import _mu_above_floor
 from .state import curve_from_spec, curve_to_spec
 
 __all__ = ["Budget", "BudgetExceeded", "Remaining", "make_budget"]
@@ -73,6 +80,14 @@ class Remaining:
     mu: float | None
     tradeoff: TradeOff
 
+    def __post_init__(self):
+        check_fields(self, eps=optional(real(lo=0.0)), delta=optional(real(lo=0.0, hi=1.0)),
+                     mu=optional(real(lo=0.0)), tradeoff=instance(TradeOff, "a TradeOff"))
+        if (self.eps is None) != (self.delta is None) or (self.mu is None) == (self.eps is None):
+            raise TypeError(f"a Remaining has `eps` with `delta` (an (eps, delta) budget) or "
+                            f"`mu` (a mu budget); got eps={self.eps!r}, delta={self.delta!r}, "
+                            f"mu={self.mu!r}")
+
 
 @dataclass(frozen=True, slots=True)
 class Budget:
@@ -96,6 +111,20 @@ class Budget:
     mu: float | None = None
     tradeoff: TradeOff | None = None
 
+    def __post_init__(self):
+        check_fields(self, criterion=choice(("epsilon", "mu", "tradeoff")),
+                     eps=optional(real(lo=0.0)),
+                     delta=optional(real(lo=0.0, hi=1.0, hi_open=True)),
+                     mu=optional(real(lo=0.0)),
+                     tradeoff=optional(instance(TradeOff, "a TradeOff")))
+        need = {"epsilon": ("eps", "delta"), "mu": ("mu",), "tradeoff": ("tradeoff",)}
+        for name in ("eps", "delta", "mu", "tradeoff"):
+            given = getattr(self, name) is not None
+            if given != (name in need[self.criterion]):
+                rule = "given" if name in need[self.criterion] else "None"
+                raise TypeError(f"`{name}` must be {rule} for a criterion={self.criterion!r} "
+                                f"budget; got {name}={getattr(self, name)!r}")
+
     def describe(self) -> str:
         """``"(eps, delta) = (3, 1e-05)"``, ``"mu = 1"`` or ``"the curve ..."``."""
         if self.criterion == "epsilon":
@@ -108,8 +137,9 @@ class Budget:
         """Whether the composed curve ``h`` meets the budget (module docstring)."""
         if self.criterion == "epsilon":
             return float(h.epsilon(self.delta)) <= self.eps
-        target = G_mu(self.mu) if self.criterion == "mu" else self.tradeoff
-        return bool(h.dominates(target))
+        if self.criterion == "mu":
+            return _certifies_mu(h, self.mu)
+        return bool(h.dominates(self.tradeoff))
 
     def spent(self, h: TradeOff) -> float:
         """The budget's quantity spent by ``h``: ε at δ, or the smallest μ with
@@ -121,12 +151,12 @@ class Budget:
                              "amount; compare acc.tradeoff() with acc.budget.tradeoff")
         if isinstance(h, Gaussian):
             return h.mu
-        top = self.mu if h.dominates(G_mu(self.mu)) else math.inf
+        top = self.mu if _certifies_mu(h, self.mu) else math.inf
         if not math.isfinite(top):
             return top
         if h.dominates(G_mu(0.0)):
             return 0.0
-        _, hi = bisect_bracket(lambda m: np.array([h.dominates(G_mu(float(x))) for x in
+        _, hi = bisect_bracket(lambda m: np.array([_certifies_mu(h, float(x)) for x in
                                                    np.atleast_1d(m)]).reshape(np.shape(m)),
                                0.0, top, rtol=1e-7)
         return float(hi)
@@ -243,3 +273,9 @@ def make_budget(budget: Any = None, *, eps: Any = None, delta: Any = None, mu: A
     if not isinstance(tradeoff, TradeOff):
         raise TypeError(f"`tradeoff` must be a TradeOff; got tradeoff={tradeoff!r}")
     return Budget("tradeoff", tradeoff=tradeoff)
+
+
+def _certifies_mu(h: TradeOff, mu: float) -> bool:
+    r"""μ-GDP of ``h`` proved: plain dominance of :math:`G_\mu`, or for a numeric curve
+    dominance up to the floor of its sound side (module docstring)."""
+    return bool(h.dominates(G_mu(mu))) or _mu_above_floor(h, mu)[0]

@@ -30,17 +30,28 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from .._numerics import bisect_bracket, step_until
+from .._numerics import EPS, bisect_bracket, div_up, lower_by, raise_by, step_until
 from .._progress import Progress, ProgressCallback, as_progress
-from .._validation import check_int, check_real
+from .._validation import (
+    check_callable,
+    check_choice,
+    check_count,
+    check_fields,
+    check_real,
+    optional,
+    real,
+    text,
+)
 from ..approx.limits import noisy_sgd_mu
 from ..bounds.rdp import eps_from_rdp, rdp_sampled_gaussian
 from ..core.piecewise import Identity
-from ..core.tradeoff import TradeOff
+from ..core.tradeoff import Bracketed, TradeOff
+from ..engine.settings import accuracy as engine_accuracy
 from ..families.gaussian import G_mu, eps_from_mu, mu_from_eps_delta, sigma_from_eps_delta
 from ..sampling.dp_sgd import dpsgd
 
@@ -64,7 +75,9 @@ class Calibration:
         The value at ``sigma``: the sound ε (``"epsilon"``), the μ (``"mu"``: the target,
         now certified, or the CLT μ); None for a trade-off target (dominance holds).
     delta : float or None
-        The δ of an ε target.
+        The δ of an ε target; for a μ target certified on a numeric curve, the additive δ
+        of the certificate (the Q-mass the engine's sound side puts at :math:`+\infty`, at
+        most 1e-9; see ``notes`` and :func:`_mu_above_floor`).
     bounds : tuple of float or None
         ``(lower, upper)`` bracket of ``achieved`` for numeric curves.
     method : str
@@ -89,6 +102,28 @@ class Calibration:
     kind: str = "bound"
     sigma_lower: float = 0.0
     notes: str = ""
+
+    def __post_init__(self):
+        check_choice("criterion", self.criterion, ("epsilon", "mu", "tradeoff"))
+        check_choice("method", self.method, ("exact", "rdp", "clt"))
+        check_choice("kind", self.kind, ("bound", "approximation"))
+        nonneg = real(lo=0.0, finite=False)
+        check_fields(self, sigma=real(lo=0.0, lo_open=True), target=optional(nonneg),
+                     achieved=optional(nonneg), delta=optional(real(lo=0.0, hi=1.0)),
+                     sigma_lower=real(lo=0.0), notes=text())
+        numeric = self.criterion != "tradeoff"
+        for name in ("target", "achieved"):
+            if (getattr(self, name) is None) == numeric:
+                raise ValueError(f"`{name}` must be {'a number' if numeric else 'None'} for a "
+                                 f"{self.criterion} target; got {name}="
+                                 f"{getattr(self, name)!r}")
+        if self.bounds is not None:
+            b = self.bounds
+            if not (isinstance(b, tuple) and len(b) == 2):
+                raise TypeError(f"`bounds` must be a pair (lower, upper); got bounds={b!r:.60}")
+            object.__setattr__(self, "bounds", (check_real("bounds", b[0], lo=0.0, finite=False),
+                                                check_real("bounds", b[1], lo=b[0],
+                                                           finite=False)))
 
 
 # ---------------------------------------------------------------------------
@@ -179,8 +214,13 @@ def _target(eps: Any, delta: Any, mu: Any, tradeoff: Any) -> tuple[str, Any, Any
     return "tradeoff", tradeoff, None
 
 
+#: the finest relative tolerance of a calibration: the bisection runs in log sigma, where
+#: a float resolves about 23 * 2^-52 = 5e-15 (|log sigma| <= 23 on [1e-10, 1e10])
+RTOL_MIN = 1e-12
+
+
 def _check_rtol(rtol: Any) -> float:
-    return check_real("rtol", rtol, lo=0.0, hi=1.0, lo_open=True)
+    return check_real("rtol", rtol, lo=RTOL_MIN, hi=1.0)
 
 
 def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = None,
@@ -204,7 +244,8 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
     sigma_start : float
         First guess; the bracket grows or shrinks from here by factors of 2.
     rtol : float
-        Relative width of the final bracket on σ.
+        Relative width of the final bracket on σ, in [1e-12, 1] (finer is below what a
+        float resolves in log σ).
     sigma_min, sigma_max : float
         Search limits. A target not met at ``sigma_max`` raises ``ValueError``; one met at
         ``sigma_min`` returns ``sigma_min`` (with ``sigma_lower = 0``).
@@ -228,16 +269,18 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
     >>> c.sigma_lower < exact, round(c.sigma / exact, 2), c.achieved <= 1.0
     (True, 1.0, True)
     """
-    if not callable(make):
-        raise TypeError(f"`make` must be callable (sigma -> TradeOff); got make={make!r}")
+    check_callable("make", make, "callable (sigma -> TradeOff)")
     prog = as_progress(progress)
     criterion, value, d = _target(eps, delta, mu, tradeoff)
     r = _check_rtol(rtol)
     s0 = check_real("sigma_start", sigma_start, lo=0.0, lo_open=True)
     smin = check_real("sigma_min", sigma_min, lo=0.0, lo_open=True)
-    smax = check_real("sigma_max", sigma_max, lo=smin)
+    smax = check_real("sigma_max", sigma_max, lo=0.0, lo_open=True)
+    if smax < smin:
+        raise ValueError(f"`sigma_max` must be at least `sigma_min`; got sigma_max={smax!r}, "
+                         f"sigma_min={smin!r}")
     s0 = min(max(s0, smin), smax)
-    cache: dict[float, tuple[bool, TradeOff | None]] = {}
+    cache: dict[float, tuple[bool, TradeOff | None, float | None]] = {}
     errors: list[str] = []
     ref = G_mu(value) if criterion == "mu" else value
 
@@ -246,13 +289,18 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
             h = make(s)
             if not isinstance(h, TradeOff):
                 raise TypeError(f"`make` must return a TradeOff; got {h!r} at sigma={s!r}")
+            floor = None
             try:
-                met = (float(h.epsilon(d)) <= value if criterion == "epsilon"
-                       else bool(h.dominates(ref)))
+                if criterion == "epsilon":
+                    met = float(h.epsilon(d)) <= value
+                else:
+                    met = bool(h.dominates(ref))
+                    if not met and criterion == "mu":
+                        met, floor = _mu_above_floor(h, value)
             except ValueError as exc:  # e.g. the numeric engine's accuracy or memory cap:
                 errors.append(f"sigma={s:g}: {exc}")  # not certified, so not met
                 met = False
-            cache[s] = (met, h)
+            cache[s] = (met, h, floor)
         return cache[s][0]
 
     if criterion == "epsilon":
@@ -266,9 +314,70 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
         if errors:
             raise ValueError(f"{exc}; the last evaluation error was at {errors[-1]}") from None
         raise
-    h = cache[hi][1]
-    return _result(h, hi, lo, criterion, value, d, method="exact", kind="bound",
-                   notes="bisection in log sigma on the sound side")
+    _, h, floor = cache[hi]
+    notes = "bisection in log sigma on the sound side"
+    if floor is not None:
+        d = floor
+        notes += (f"; mu-GDP certified up to the numeric floor: Q-mass delta = {floor:.3g} "
+                  "at +inf and P-mass <= 1e-9 at -inf of the sound curve (additive delta)")
+    return _result(h, hi, lo, criterion, value, d, method="exact", kind="bound", notes=notes)
+
+
+#: the largest mass at +-inf accepted as the floor of a numeric mu-GDP certificate
+_FLOOR_MAX = 1e-9
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _FlooredGaussian(TradeOff):
+    r""":math:`G_\mu` with Q-mass :math:`\tau_Q` moved to :math:`+\infty` and P-mass
+    :math:`\tau_P` to :math:`-\infty`: :math:`(1-\tau_Q)\,G_\mu(\alpha/(1-\tau_P))`
+    for :math:`\alpha < 1-\tau_P`, 0 beyond; the target a numeric μ-GDP certificate can
+    prove (see :func:`_mu_above_floor`). Only what dominance needs is implemented."""
+
+    mu: float
+    tau_q: float
+    tau_p: float
+
+    def _f(self, alpha):
+        a = np.asarray(alpha, dtype=float)
+        keep = 1.0 - self.tau_p
+        g = G_mu(self.mu)._f(np.minimum(a / keep, 1.0))
+        return np.where(a < keep, (1.0 - self.tau_q) * g, 0.0)
+
+    def _omf_lower(self, alpha):
+        # tau_Q + (1 - tau_Q)(1 - G(a / (1 - tau_P))): the quotient rounded down (1 - G
+        # increases), G's lower bound, the product and the sum lowered by 3 ulps; an ulp
+        # past the rounded 1 - tau_P, alpha is past the exact one and 1 - f = 1
+        a = np.asarray(alpha, dtype=float)
+        keep = 1.0 - self.tau_p
+        x = np.minimum(lower_by(a / keep, 1), 1.0)
+        g = np.asarray(G_mu(self.mu)._omf_lower(x), dtype=float)
+        v = np.minimum(lower_by(self.tau_q + (1.0 - self.tau_q) * g, 3), 1.0)
+        return np.where(a >= np.nextafter(keep, 2.0), 1.0, v)
+
+
+def _mu_above_floor(h: TradeOff, mu: float) -> tuple[bool, float | None]:
+    r"""μ-GDP of a numeric curve up to the floor of its sound side.
+
+    The sound curve of a numeric composition puts its truncated tails and round-off
+    allowances at :math:`\pm\infty`: a jump at α = 0 (Q-mass :math:`\tau_Q` at
+    :math:`+\infty`) and a flat zero tail before α = 1 (P-mass :math:`\tau_P` at
+    :math:`-\infty`), where it lies below :math:`G_\mu` however much noise is added, so
+    plain dominance is never proved. What is proved is dominance of :math:`G_\mu` with
+    just those masses moved (:class:`_FlooredGaussian`, both at most :data:`_FLOOR_MAX`):
+    for ε ≥ 0 that is (ε, δ)-DP with :math:`\delta \le \tau_Q + \delta_{G_\mu}(\varepsilon
+    - \log((1-\tau_Q)/(1-\tau_P)))`, μ-GDP up to the engine's floor. Returns (certified,
+    :math:`\tau_Q`), the additive δ of the certificate."""
+    pl = (h.lower if isinstance(h, Bracketed) else h)._pl_data()
+    if pl is None:
+        return False, None
+    a, o = pl
+    tau_q = raise_by(float(o[0]), 4)
+    # P-mass at -inf: where beta reaches 0 (8 ulps more, so 1 - tau_P lies below that alpha)
+    tau_p = raise_by(1.0 - float(a[np.argmax(o >= 1.0)]), 4) + 8 * EPS
+    if not (tau_q <= _FLOOR_MAX and tau_p <= _FLOOR_MAX):
+        return False, None
+    return bool(h.dominates(_FlooredGaussian(mu=mu, tau_q=tau_q, tau_p=tau_p))), tau_q
 
 
 def _result(h: TradeOff, sigma: float, lo: float, criterion: str, value: Any,
@@ -301,7 +410,10 @@ def _sgd_clt_mu(sigma: float, p: float, steps: int) -> float:
 def _sigma_from_clt_mu(mu: float, p: float, steps: int) -> float:
     r"""Invert :math:`\mu = p\sqrt{T(e^{1/\sigma^2}-1)}`: :math:`\sigma =
     1/\sqrt{\log(1 + \mu^2/(p^2T))}` (BDLS Cor. 4/5)."""
-    return 1.0 / math.sqrt(math.log1p(mu * mu / (p * p * steps)))
+    # in logs: mu / (p sqrt T) may overflow (tiny p), its log does not
+    lx = math.log(mu) - math.log(p) - 0.5 * math.log(steps)
+    big = 2.0 * lx > 700.0
+    return 1.0 / math.sqrt(2.0 * lx if big else math.log1p(math.exp(2.0 * lx)))
 
 
 def _rdp_sigma(p: float, steps: int, delta: float, eps: float, rtol: float) -> tuple[float,
@@ -354,14 +466,16 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
     The RDP σ (cheap) seeds the exact search for ε targets and the CLT σ for μ targets.
     Impossible targets (``delta = 0``, the identity curve) raise ``ValueError``.
 
-    A μ target with ``method="exact"`` asks for *true* μ-GDP, :math:`h \ge G_\mu` at every
-    α. For p < 1 that needs far more noise than the CLT suggests: with probability
+    A μ target with ``method="exact"`` is checked by dominance of the sound numeric curve,
+    which carries the engine's truncated tails and round-off as masses at :math:`\pm\infty`
+    (a jump at α = 0 of about the accuracy's ``tail_mass``, a flat zero tail before α = 1).
+    Exact μ-GDP, :math:`h \ge G_\mu` at every α, is therefore out of the numerics' reach:
+    what is certified is :math:`G_\mu` with those masses moved (μ-GDP up to an additive δ,
+    reported as ``delta``, about 1e-20 by default; lower ``tail_mass`` to lower it). Below
+    that floor lies the extreme tail that decides exact μ-GDP for p < 1: with probability
     :math:`p^T` the example is sampled at every step and the privacy loss is then Gaussian
-    with variance :math:`T/\sigma^2`, so the extreme tail (α of order :math:`p^T`) is
-    dominated only when :math:`\sigma \gtrsim \sqrt T/\mu`. The check runs on the sound
-    numeric curve, whose truncated tail and round-off allowance sit as a small mass at
-    :math:`+\infty` (a jump at α = 0), which makes it more conservative still. Use
-    ``method="clt"`` for the usual (approximate) GDP calibration, or an ε target.
+    with variance :math:`T/\sigma^2`, dominated only when :math:`\sigma \gtrsim \sqrt T/\mu`.
+    Use ``method="clt"`` for the usual (approximate) GDP calibration, or an ε target.
 
     Examples
     --------
@@ -371,12 +485,20 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
     (1.513, True, 'bound')
     """
     q = check_real("p", p, lo=0.0, hi=1.0, lo_open=True)
-    t = check_int("steps", steps, lo=1)
+    t = check_count("steps", steps)
     r = _check_rtol(rtol)
     prog = as_progress(progress)
-    if method not in ("exact", "rdp", "clt"):
+    if not isinstance(method, str) or method not in ("exact", "rdp", "clt"):
         raise ValueError(f"`method` must be one of ('exact', 'rdp', 'clt'); got "
                          f"method={method!r}")
+    if accuracy is not None:  # checked even where the method does not use it
+        if not isinstance(accuracy, Mapping):
+            raise TypeError(f"`accuracy` must be a dict of numeric-engine keywords; got "
+                            f"accuracy={accuracy!r:.60}")
+        try:
+            engine_accuracy(**accuracy)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"`accuracy`: {exc}") from None
     criterion, value, d = _target(eps, delta, mu, tradeoff)
     if method == "rdp":
         if criterion != "epsilon":
@@ -400,11 +522,27 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
         s = float(step_until(lambda x: _sgd_clt_mu(float(x), q, t) <= mu_t, s, np.inf,
                              tries=64))
         mu_a = _sgd_clt_mu(s, q, t)
+        if not mu_a <= mu_t:
+            raise ValueError(f"the CLT calibration did not reach mu={mu_t:g} (p={q:g}, "
+                             f"steps={t}): no sigma found")
         achieved = mu_a if criterion == "mu" else float(eps_from_mu(mu_a, d))
         return Calibration(sigma=s, criterion=criterion, target=value, achieved=achieved,
                            delta=d, method="clt", kind="approximation", sigma_lower=s,
                            notes="noisy-SGD CLT mu = p sqrt(T (e^{1/sigma^2} - 1)) (BDLS); "
                                  "an approximation, not a guarantee")
+    if criterion == "epsilon" and q < 1.0:
+        # the two runs differ only when the record is sampled, which happens with probability
+        # 1 - (1-p)^T: a coupling gives delta(0) <= that for every sigma. expm1, log1p and
+        # the product err by a few ulps each, relatively in the exponent x = T log1p(-p)
+        x = t * math.log1p(-q)
+        tv = float(raise_by(-math.expm1(x), 16.0 * (1.0 + abs(x))))
+        if tv <= d:
+            return Calibration(
+                sigma=1e-3, criterion=criterion, target=value, achieved=0.0, delta=d,
+                bounds=(0.0, 0.0), method="exact", kind="bound", sigma_lower=0.0,
+                notes=f"every sigma meets the target (the smallest searched is returned): the "
+                      f"record is sampled with probability 1 - (1-p)^T <= {tv:.3g} <= delta, "
+                      f"so eps = 0 at delta")
     if criterion == "epsilon":
         start = _rdp_sigma(q, t, d, value, 1e-2)[1]
         note = "exact tensor product (gdp.dpsgd), sound epsilon; seeded by the RDP sigma"
@@ -425,12 +563,20 @@ def calibrate_dpsgd(*, p: float, steps: int, eps: float | None = None,
                           sigma_min=1e-3, sigma_max=1e4, progress=prog)
     return Calibration(sigma=res.sigma, criterion=res.criterion, target=res.target,
                        achieved=res.achieved, delta=res.delta, bounds=res.bounds,
-                       method="exact", kind="bound", sigma_lower=res.sigma_lower, notes=note)
+                       method="exact", kind="bound", sigma_lower=res.sigma_lower,
+                       notes=note + res.notes.partition("sound side")[2])
 
 
 # ---------------------------------------------------------------------------
 # the Gaussian mechanism
 # ---------------------------------------------------------------------------
+def _finite_sigma(sigma: float, sensitivity: float) -> float:
+    if not math.isfinite(sigma):
+        raise ValueError(f"`sensitivity`={sensitivity!r} needs a noise scale beyond the float "
+                         "range for this target")
+    return sigma
+
+
 def calibrate_gaussian(*, eps: float | None = None, delta: float | None = None,
                        mu: float | None = None, tradeoff: TradeOff | None = None,
                        sensitivity: float = 1.0, k: int = 1,
@@ -456,28 +602,35 @@ def calibrate_gaussian(*, eps: float | None = None, delta: float | None = None,
     8.0
     """
     s = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True)
-    kk = check_int("k", k, lo=1)
+    kk = check_count("k", k)
+    r = _check_rtol(rtol)
     criterion, value, d = _target(eps, delta, mu, tradeoff)
     root_k = math.sqrt(kk)
+    # sqrt(k) s, rounded up (a root and a product: 1.5 ulps; exact when k is a square and
+    # the product exact): the mechanism's mu at a noise sigma is never above div_up(num, sigma)
+    num = root_k * s
+    exact = math.isqrt(kk) ** 2 == kk and Fraction(num) == Fraction(root_k) * Fraction(s)
+    num = num if exact else raise_by(num, 2)
     if criterion == "epsilon":
         if value == 0:
             raise ValueError("`eps` must be positive for the Gaussian mechanism calibration "
                              "(use a mu target for eps = 0); got eps=0.0")
-        sigma = float(sigma_from_eps_delta(s, value, d)) * root_k
-        # undo the rounding of sigma -> mu (a few ulps at most)
-        sigma = float(step_until(lambda x: eps_from_mu(root_k * s / x, d) <= value, sigma,
+        sigma = _finite_sigma(raise_by(float(sigma_from_eps_delta(s, value, d)) * root_k, 2),
+                              s)
+        # undo the rounding of sigma -> mu (a few ulps at most), against an upper bound on mu
+        sigma = float(step_until(lambda x: eps_from_mu(div_up(num, x), d) <= value, sigma,
                                  np.inf, tries=64))
-        achieved = float(eps_from_mu(root_k * s / sigma, d))
+        achieved = float(eps_from_mu(div_up(num, sigma), d))
         return Calibration(sigma=sigma, criterion=criterion, target=value, achieved=achieved,
                            delta=d, method="exact", kind="bound", sigma_lower=sigma,
                            notes="sigma = sqrt(k) sensitivity / mu(eps, delta) (Balle-Wang "
                                  "2018; DRS Cor. 2.13)")
     if criterion == "mu":
-        sigma = root_k * s / value
+        sigma = _finite_sigma(float(div_up(num, value)), s)  # sqrt(k) s / sigma <= mu
         return Calibration(sigma=sigma, criterion=criterion, target=value, achieved=value,
                            method="exact", kind="bound", sigma_lower=sigma,
                            notes="sigma = sqrt(k) sensitivity / mu (DRS Thm 2.7, Cor. 3.3)")
-    res = calibrate_sigma(lambda sg: G_mu(root_k * s / sg), tradeoff=value, rtol=rtol,
+    res = calibrate_sigma(lambda sg: G_mu(float(div_up(num, sg))), tradeoff=value, rtol=r,
                           sigma_start=1.0)
     return Calibration(sigma=res.sigma, criterion=criterion, target=None, achieved=None,
                        method="exact", kind="bound", sigma_lower=res.sigma_lower,

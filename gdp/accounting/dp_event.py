@@ -52,7 +52,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._validation import check_int, check_real
+from .._validation import check_choice, check_count, check_real
 from ..core.distributions import from_distributions
 from ..core.tradeoff import TradeOff
 from ..families.gaussian import Gaussian
@@ -130,7 +130,7 @@ def _canon(event: Any, where: str = "event") -> dict[str, Any]:
                                 f"got {v!r}")
             out[f] = [_canon(e, f"{here}[{i}]") for i, e in enumerate(v)]
         elif f in ("count", "num_buckets", "source_dataset_size", "sample_size"):
-            out[f] = check_int(f, v, lo=0 if f in ("count", "sample_size") else 1)
+            out[f] = check_count(f, v, lo=0 if f in ("count", "sample_size") else 1)
         elif f in ("noise_parameter", "sampling_probability"):
             out[f] = check_real(f, v, lo=0.0, hi=1.0)
         else:
@@ -159,10 +159,7 @@ def dp_event_to_dict(event: Any) -> dict[str, Any]:
 
 
 def _check_neighbours(neighbours: Any) -> str:
-    if neighbours not in NEIGHBOURS:
-        raise ValueError(f"`neighbours` must be one of {NEIGHBOURS}; got "
-                         f"neighbours={neighbours!r}")
-    return neighbours
+    return check_choice("neighbours", neighbours, NEIGHBOURS)
 
 
 def _leaf(ev: dict[str, Any], neighbours: str) -> TradeOff | Step | None:
@@ -243,7 +240,7 @@ def dp_event_factors(event: Any, *, neighbours: str = "add_remove",
     """The factors ``[(curve or Step, multiplicity), ...]`` of ``count`` runs of an event
     (equal factors merged, first-seen order); raises :class:`UnsupportedEvent`."""
     nb = _check_neighbours(neighbours)
-    c = check_int("count", count, lo=0)
+    c = check_count("count", count, lo=0)
     flat: list[tuple[TradeOff | Step, int]] = []
     _walk(_canon(event), c, nb, flat)
     merged: dict[Any, list] = {}

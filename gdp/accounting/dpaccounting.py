@@ -29,6 +29,7 @@ from typing import Any
 
 from dp_accounting import privacy_accountant as _pa
 
+from .._validation import check_choice, check_count, check_real
 from ..core.tradeoff import TradeOff
 from .dp_event import UnsupportedEvent, dp_event_factors
 from .ledger import Accountant as _Ledger
@@ -62,13 +63,14 @@ class Accountant(_pa.PrivacyAccountant):
 
     def __init__(self, neighboring_relation: Any = _pa.NeighboringRelation.ADD_OR_REMOVE_ONE,
                  **accuracy: Any):
-        if neighboring_relation not in _RELATIONS:
-            raise ValueError(f"`neighboring_relation` must be ADD_OR_REMOVE_ONE or "
-                             f"REPLACE_ONE; got neighboring_relation={neighboring_relation!r}")
+        check_choice("neighboring_relation", neighboring_relation, _RELATIONS,
+                     what="ADD_OR_REMOVE_ONE or REPLACE_ONE (a dp_accounting "
+                     "NeighboringRelation)")
         super().__init__(neighboring_relation)
         self._gdp = _Ledger(neighbours=_RELATIONS[neighboring_relation], **accuracy)
 
     def _maybe_compose(self, event: Any, count: int, do_compose: bool) -> Any:
+        count = check_count("count", count, lo=0)  # a bad count is not an unsupported event
         try:
             dp_event_factors(event, neighbours=self._gdp.neighbours, count=count)
         except (UnsupportedEvent, TypeError, ValueError) as exc:
@@ -79,11 +81,13 @@ class Accountant(_pa.PrivacyAccountant):
 
     def get_epsilon(self, target_delta: float) -> float:
         """ε at ``target_delta`` of everything composed (sound: never below the truth)."""
-        return float(self._gdp.epsilon(target_delta))
+        return float(self._gdp.epsilon(check_real("target_delta", target_delta, lo=0.0,
+                                                  hi=1.0)))
 
     def get_delta(self, target_epsilon: float) -> float:
         """δ at ``target_epsilon`` of everything composed (sound: never below the truth)."""
-        return float(self._gdp.delta(target_epsilon))
+        return float(self._gdp.delta(check_real("target_epsilon", target_epsilon, lo=0.0,
+                                                finite=False)))
 
     def tradeoff(self) -> TradeOff:
         """The composed trade-off curve (with the engine's bracket)."""

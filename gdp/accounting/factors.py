@@ -79,7 +79,9 @@ class Step:
     options: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "sigma", check_real("noise_multiplier", self.sigma, lo=0.0))
+        check_real("noise_multiplier", self.sigma, lo=0.0)
+        object.__setattr__(self, "sigma", check_real("noise_multiplier", self.sigma,
+                                                     lo=1e-300, zero_ok=True))
         object.__setattr__(self, "p", check_real("sample_rate", self.p, lo=0.0, hi=1.0,
                                                  lo_open=True))
 

@@ -62,13 +62,16 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_real_array, check_real
+from .._validation import as_real_array, check_fields, check_real, check_str, real, text
 from ..core.tradeoff import TradeOff
 from ..families.gaussian import G_mu, Gaussian
 from .attack_risk import certified_mu
 from .budget import BudgetExceeded, make_budget
 
 __all__ = ["Admission", "GaussianFilter", "GaussianOdometer"]
+
+#: below it a Fraction converts to a float without overflow
+_FLOAT_SAFE = Fraction(2) ** 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +82,25 @@ class Admission:
     spent: float
     label: str
 
+    def __post_init__(self):
+        check_fields(self, mu=real(lo=0.0), spent=real(lo=0.0, finite=False), label=text())
+
+
+def _sqrt_near(x: Fraction) -> float:
+    r""":math:`\sqrt x` within a few ulps for any ``x >= 0`` (``x`` itself may exceed the
+    largest float: sums of squares of large μ); ``inf`` beyond the largest float."""
+    if x < _FLOAT_SAFE:
+        return math.sqrt(float(x))
+    try:
+        return float(math.isqrt(x.numerator // x.denominator))
+    except OverflowError:
+        return math.inf
+
 
 def _sqrt_up(x: Fraction) -> float:
     """The smallest float whose square is at least ``x`` (to an ulp)."""
-    r = math.sqrt(float(x))
-    while Fraction(r) ** 2 < x:
+    r = _sqrt_near(x)
+    while math.isfinite(r) and Fraction(r) ** 2 < x:
         r = math.nextafter(r, math.inf)
     return r
 
@@ -92,8 +109,8 @@ def _certify(mechanism: Any, mu: Any) -> tuple[float, str]:
     """The μ a mechanism enters with (see the module notes) and a label for the ledger."""
     if mechanism is None:
         if mu is None:
-            raise TypeError("give a mechanism (a TradeOff, or an object with a `tradeoff`) "
-                            "or its certified `mu`")
+            raise TypeError("`mechanism` (a TradeOff, or an object with a `tradeoff`) or its "
+                            "certified `mu` must be given; got mechanism=None, mu=None")
         return check_real("mu", mu, lo=0.0), "mu"
     curve = mechanism if isinstance(mechanism, TradeOff) else getattr(mechanism, "tradeoff",
                                                                       None)
@@ -192,7 +209,7 @@ class GaussianFilter(_Ledger):
         if self._budget_sq is None:
             return math.inf
         left = self._budget_sq - self._sum
-        r = math.sqrt(float(left))
+        r = _sqrt_near(left)
         while r > 0 and Fraction(r) ** 2 > left:
             r = math.nextafter(r, 0.0)
         return r
@@ -218,6 +235,7 @@ class GaussianFilter(_Ledger):
             A name for the ledger.
         """
         m, name = _certify(mechanism, mu)
+        name = name if label is None else check_str("label", label)
         new = self._sum + Fraction(m) ** 2
         if self._budget_sq is not None and new > self._budget_sq:
             raise BudgetExceeded(
@@ -225,7 +243,7 @@ class GaussianFilter(_Ledger):
                 f"refused, nothing recorded (spent {self.spent:g}, remaining "
                 f"{self.remaining:g})", budget=make_budget(mu=self.budget),
                 attempted=f"mu={m:g}")
-        return self._record(m, label if label is not None else name, new)
+        return self._record(m, name, new)
 
 
 class GaussianOdometer(_Ledger):
@@ -267,8 +285,8 @@ class GaussianOdometer(_Ledger):
               label: str | None = None) -> Admission:
         """Record a certified mechanism (as :meth:`GaussianFilter.admit`; never refuses)."""
         m, name = _certify(mechanism, mu)
-        return self._record(m, label if label is not None else name,
-                            self._sum + Fraction(m) ** 2)
+        name = name if label is None else check_str("label", label)
+        return self._record(m, name, self._sum + Fraction(m) ** 2)
 
     @property
     def level(self) -> float:

@@ -59,7 +59,16 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import (
+    check_count,
+    check_fields,
+    check_instance,
+    check_str,
+    choice,
+    optional,
+    real,
+    text,
+)
 from ..approx.central_limit import clt
 from ..approx.limits import noisy_sgd_mu
 from ..bounds.rdp import eps_from_rdp
@@ -99,6 +108,11 @@ class GdpSummary:
     kind: str
     method: str
     gamma: float | None = None
+
+    def __post_init__(self):
+        check_fields(self, mu=real(lo=0.0, finite=False),
+                     kind=choice(("exact", "approximation")), method=text(),
+                     gamma=optional(real(lo=0.0)))
 
 
 def _copy(x: Any) -> Any:
@@ -214,7 +228,7 @@ class Accountant:
             sample_rate, steps = schedule.sample_rate, schedule.steps
         if sample_rate is None:
             raise TypeError("step() needs `sample_rate` (or a `schedule`)")
-        n = 1 if steps is None else check_int("steps", steps, lo=1)
+        n = 1 if steps is None else check_count("steps", steps)
         known = sampling_keywords()
         unknown = sorted(set(sampling) - set(known))
         if unknown:
@@ -249,7 +263,7 @@ class Accountant:
         exceed the budget (the ledger is then unchanged), and :class:`~gdp.UnsupportedEvent`
         for an event gdp cannot account.
         """
-        n = check_int("count", count, lo=1)
+        n = check_count("count", count)
         if _is_dp_event(mechanism):
             ev = dp_event_to_dict(mechanism)
             factors = dp_event_factors(ev, neighbours=self._neighbours, count=n)
@@ -570,19 +584,19 @@ class Accountant:
                 raise ValueError(f"schedule must be a dict; got {sch!r}")
             s = Step(sigma=rec["noise_multiplier"], p=rec["sample_rate"],
                      options=tuple(sorted(opts.items())))
-            n = check_int("steps", rec["steps"], lo=1)
+            n = check_count("steps", rec["steps"])
             out = {"kind": "dpsgd", "noise_multiplier": s.sigma, "sample_rate": s.p,
                    "steps": n, **({"options": dict(opts)} if opts else {}),
                    **({"schedule": dict(sch)} if sch is not None else {})}
             self._add(out, [(s, n)], what=lambda: s.label, check=False)
         elif kind == "event":
-            n = check_int("count", rec["count"], lo=1)
+            n = check_count("count", rec["count"])
             ev = dp_event_to_dict(rec["event"])
             self._add({"kind": "event", "event": ev, "count": n},
                       dp_event_factors(ev, neighbours=self._neighbours, count=n),
                       what=lambda: ev["class_name"], check=False)
         else:
-            n = check_int("count", rec["count"], lo=1)
+            n = check_count("count", rec["count"])
             f = curve_from_spec(rec["tradeoff"])
             if not isinstance(rec["label"], str):
                 raise ValueError(f"label must be a string; got {rec['label']!r}")
@@ -602,9 +616,13 @@ class Accountant:
     @classmethod
     def from_json(cls, text: str) -> Accountant:
         """An accountant from :meth:`to_json` text (``ValueError`` for bad JSON)."""
+        check_str("text", text)
         try:
             state = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not JSON: {exc}") from None
+        if not isinstance(state, dict):  # JSON, but not an object: name the argument
+            check_instance("text", text, dict, "the JSON text of an accountant state (an "
+                           "object)")
         return cls.from_state_dict(state)
 

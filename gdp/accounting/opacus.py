@@ -40,9 +40,10 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
+from .._validation import check_instance, check_real
 from .calibrate import calibrate_dpsgd
 from .conventions import epochs_to_steps
 from .ledger import Accountant as _Ledger
@@ -144,7 +145,7 @@ class Accountant:
 
         Extra arguments are accepted and ignored, as by Opacus's accountants (Opacus passes
         its ``make_private`` keywords through)."""
-        return float(self._sync().epsilon(delta))
+        return float(self._sync().epsilon(check_real("delta", delta, lo=0.0, hi=1.0)))
 
     def get_privacy_spent(self, *, delta: float) -> tuple[float, float]:
         """``(eps, delta)``, the pair Opacus's RDP accountant returns (with the order)."""
@@ -161,6 +162,8 @@ class Accountant:
         """The callback Opacus attaches to its ``DPOptimizer``: one :meth:`step` per
         optimizer step, with the optimizer's noise multiplier and ``sample_rate`` times its
         accumulated iterations (as Opacus's own accountants do)."""
+        check_real("sample_rate", sample_rate, lo=0.0, hi=1.0, lo_open=True)
+
         def hook_fn(optim: Any) -> None:
             self.step(noise_multiplier=optim.noise_multiplier,
                       sample_rate=sample_rate * optim.accumulated_iterations)
@@ -172,6 +175,7 @@ class Accountant:
         (versioned, checksummed) state with its settings."""
         if destination is None:
             destination = OrderedDict()
+        check_instance("destination", destination, MutableMapping, "a dict (or None)")
         destination["history"] = copy.deepcopy(self.history)
         destination["mechanism"] = self.mechanism()
         destination["gdp"] = self._sync().state_dict()
@@ -181,8 +185,9 @@ class Accountant:
         """Load a state written by :meth:`state_dict`; a state of another accountant
         (Opacus's ``"rdp"``, ``"prv"``, ...), a corrupted one, or one whose settings differ
         raises ``ValueError`` and changes nothing."""
-        if not isinstance(state_dict, Mapping) or not state_dict:
-            raise ValueError("the state dict is empty or not a dict; it cannot be loaded")
+        check_instance("state_dict", state_dict, Mapping, "a dict (an accountant's state)")
+        if not state_dict:
+            raise ValueError("`state_dict` must not be empty; got state_dict={}")
         mech = state_dict.get("mechanism")
         if mech != MECHANISM:
             raise ValueError(f"a state_dict of mechanism {mech!r} cannot be loaded into "
@@ -238,13 +243,19 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     >>> round(s, 3), gdp.dpsgd(sigma=s, p=0.01, steps=1000).epsilon(1e-5) <= 2.0
     (0.96, True)
     """
+    eps = check_real("target_epsilon", target_epsilon, lo=0.0)
+    delta = check_real("target_delta", target_delta, lo=0.0, hi=1.0, lo_open=True)
+    p = check_real("sample_rate", sample_rate, lo=0.0, hi=1.0, lo_open=True)
     if (epochs is None) == (steps is None):
         raise TypeError("give either `epochs` or `steps`")
     if steps is None:
-        steps = epochs_to_steps(epochs=epochs, sample_rate=sample_rate,
-                                convention="opacus").steps
-    c = calibrate_dpsgd(p=sample_rate, steps=steps, eps=target_epsilon, delta=target_delta,
-                        rtol=rtol, accuracy=accuracy)
+        steps = epochs_to_steps(epochs=epochs, sample_rate=p, convention="opacus").steps
+    try:
+        c = calibrate_dpsgd(p=p, steps=steps, eps=eps, delta=delta, rtol=rtol,
+                            accuracy=accuracy)
+    except ValueError as exc:  # a target out of reach: say which call (its argument names)
+        raise ValueError(f"get_noise_multiplier(target_epsilon={eps:g}, target_delta="
+                         f"{delta:g}, sample_rate={p:g}, steps={steps}): {exc}") from None
     return c.sigma
 
 

@@ -47,14 +47,25 @@ import numpy as np
 from scipy import special
 
 from .._numerics import step_until
-from .._validation import check_int, check_real
+from .._validation import (
+    as_real_array,
+    check_count,
+    check_fields,
+    check_real,
+    choice,
+    count,
+    optional,
+    real,
+    shown,
+    text,
+)
 from ..approx.limits import noisy_sgd_mu
 from ..core.tradeoff import TradeOff
 from ..families.gaussian import G_mu
 from ..sampling.dp_sgd import dpsgd
 from . import attack_risk
 from .attack_risk import *  # noqa: F403 (gdp.risk is the public face of the measures)
-from .calibrate import _sigma_from_clt_mu, _smallest_sigma
+from .calibrate import _check_rtol, _sigma_from_clt_mu, _smallest_sigma
 
 __all__ = [*attack_risk.__all__, "RiskCalibration", "calibrate_risk", "calibrate_gaussian_risk",
            "calibrate_dpsgd_risk", "max_steps"]
@@ -100,6 +111,19 @@ class RiskCalibration:
     last_failing: float
     kind: str = "bound"
     notes: str = ""
+
+    def __post_init__(self):
+        check_fields(self, sigma=real(lo=0.0, lo_open=True), steps=optional(count()),
+                     criterion=choice(("tpr", "advantage")),
+                     target=real(lo=0.0, hi=1.0), fpr=optional(real(lo=0.0, hi=1.0)),
+                     achieved=real(lo=0.0, hi=1.0), last_failing=real(lo=0.0, finite=False),
+                     kind=choice(("bound",)), notes=text())
+        if self.bounds is not None:
+            b = as_real_array("bounds", self.bounds, lo=0.0, hi=1.0).reshape(-1)
+            if b.size != 2 or b[0] > b[1]:
+                raise ValueError(f"`bounds` must be a pair (low, high) with low <= high; got "
+                                 f"bounds={shown(self.bounds)}")
+            object.__setattr__(self, "bounds", (float(b[0]), float(b[1])))
 
 
 def _risk_target(tpr: Any, fpr: Any, adv: Any) -> tuple[str, float, float | None]:
@@ -189,14 +213,16 @@ def calibrate_gaussian_risk(*, tpr: float | None = None, fpr: float | None = Non
     """
     criterion, target, a = _risk_target(tpr, fpr, advantage)
     s = check_real("sensitivity", sensitivity, lo=0.0, lo_open=True)
-    kk = check_int("k", k, lo=1)
+    kk = check_count("k", k)
     scale = math.sqrt(kk) * s
     mu = _gaussian_mu(criterion, target, a if a is None or a > 0 else 5e-324)
     sigma = scale / mu
 
     def meets(x: np.ndarray) -> np.ndarray:
-        return np.array([_risk(G_mu(scale / float(v)), criterion, a) <= target
-                         for v in np.atleast_1d(x)])
+        with np.errstate(over="ignore", divide="ignore"):
+            mus = scale / np.atleast_1d(np.asarray(x, dtype=float))  # sigma 0: mu = inf
+        return np.array([math.isfinite(m) and _risk(G_mu(float(m)), criterion, a) <= target
+                         for m in mus])
 
     sigma = float(step_until(meets, np.array([sigma]), np.inf, tries=64)[0])
     achieved = _risk(G_mu(scale / sigma), criterion, a)
@@ -235,10 +261,13 @@ def calibrate_risk(make: Callable[[float], TradeOff], *, tpr: float | None = Non
     if not callable(make):
         raise TypeError(f"`make` must be callable (sigma -> TradeOff); got make={make!r}")
     criterion, target, a = _risk_target(tpr, fpr, advantage)
-    r = check_real("rtol", rtol, lo=0.0, hi=1.0, lo_open=True)
+    r = _check_rtol(rtol)
     s0 = check_real("sigma_start", sigma_start, lo=0.0, lo_open=True)
     smin = check_real("sigma_min", sigma_min, lo=0.0, lo_open=True)
-    smax = check_real("sigma_max", sigma_max, lo=smin)
+    smax = check_real("sigma_max", sigma_max, lo=0.0, lo_open=True)
+    if smax < smin:
+        raise ValueError(f"`sigma_max` must be at least `sigma_min`; got sigma_max={smax!r}, "
+                         f"sigma_min={smin!r}")
     cache: dict[float, tuple[bool, TradeOff]] = {}
 
     def ok(s: float) -> bool:
@@ -275,9 +304,11 @@ def calibrate_dpsgd_risk(*, p: float, steps: int, tpr: float | None = None,
     >>> round(c.sigma, 3), c.achieved <= 0.01, c.steps
     (0.754, True, 1000)
     """
-    t = check_int("steps", steps, lo=1)
+    t = check_count("steps", steps)
     q, criterion, target, a, acc, mu = _sgd_setup(p, tpr, fpr, advantage, accuracy)
-    start = _sigma_from_clt_mu(mu, q, t) if math.isfinite(mu) else 1e-3
+    # the CLT seed; a target met only by (near) perfect privacy (mu = 0) starts high
+    start = (_sigma_from_clt_mu(mu, q, t) if 0.0 < mu < math.inf
+             else 1e-3 if mu > 0.0 else 1e4)
     res = calibrate_risk(lambda s: dpsgd(sigma=s, p=q, steps=t, **acc), tpr=tpr, fpr=fpr,
                          advantage=advantage, sigma_start=start, rtol=rtol)
     return RiskCalibration(sigma=res.sigma, steps=t, criterion=criterion, target=target, fpr=a,
@@ -307,7 +338,7 @@ def max_steps(*, sigma: float, p: float, tpr: float | None = None, fpr: float | 
     (384, 385.0, True)
     """
     s = check_real("sigma", sigma, lo=0.0, lo_open=True)
-    tmax = check_int("steps_max", steps_max, lo=1)
+    tmax = check_count("steps_max", steps_max)
     q, criterion, target, a, acc, mu = _sgd_setup(p, tpr, fpr, advantage, accuracy)
     seen: dict[int, tuple[bool, TradeOff]] = {}
 
@@ -318,11 +349,14 @@ def max_steps(*, sigma: float, p: float, tpr: float | None = None, fpr: float | 
         return seen[n][0]
 
     if not ok(1):
-        raise ValueError(f"one step at sigma={s:g}, p={q:g} already exceeds the target; use "
-                         "more noise or a smaller sampling rate")
+        what = (f"tpr={target!r} at fpr={a!r}" if criterion == "tpr"
+                else f"advantage={target!r}")
+        raise ValueError(f"one step at sigma={s:g}, p={q:g} already exceeds the target "
+                         f"{what}; use more noise or a smaller sampling rate")
     # first guess: the CLT's mu = p sqrt(T (e^{1/sigma^2} - 1)) at the target's mu
     per_step = float(noisy_sgd_mu(s, q, 1)) ** 2
-    guess = int(min(tmax, max(1, (mu * mu / per_step) if math.isfinite(mu) else tmax)))
+    guess = int(min(tmax, max(1, (mu * mu / per_step)
+                              if math.isfinite(mu) and per_step > 0.0 else tmax)))
     lo, hi = 1, math.inf  # ok(lo) holds; ok(hi) fails
     if ok(guess):
         lo = guess

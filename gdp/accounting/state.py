@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_real
+from .._validation import check_instance, check_real
 from ..core.piecewise import Identity, PiecewiseLinear
 from ..core.tradeoff import TradeOff
 from ..engine.with_delta import WithDelta
@@ -159,8 +159,7 @@ def seal(payload: dict[str, Any]) -> dict[str, Any]:
 def unseal(state: Any, keys: tuple[str, ...]) -> dict[str, Any]:
     """The payload of a state written by :func:`seal` (refusing foreign, newer, corrupted or
     incomplete states with a clear ``ValueError``/``TypeError``)."""
-    if not isinstance(state, Mapping):
-        raise TypeError(f"an accountant state must be a dict; got {type(state).__name__}")
+    check_instance("state", state, Mapping, "a dict (an accountant state)")
     fmt = state.get("format")
     if fmt != FORMAT:
         hint = ""

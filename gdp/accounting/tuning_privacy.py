@@ -73,9 +73,20 @@ from typing import Any
 import numpy as np
 
 from .._numerics import bisect_bracket
-from .._validation import as_real_array, check_int, check_real
+from .._validation import (
+    MAX_COUNT,
+    as_probability_array,
+    as_real_array,
+    check_choice,
+    check_count,
+    check_fields,
+    check_instance,
+    check_real,
+    instance,
+    shown,
+)
 from ..bounds.rdp import _orders, delta_from_rdp, eps_from_rdp, rdp_of
-from ..bounds.rdp_curve import _max_pl
+from ..bounds.rdp_curve import _max_pl, _rdp_at_orders
 from ..bounds.tables import BoundRecord, Comparison
 from ..core.piecewise import PiecewiseLinear, from_privacy_profile
 from ..core.tradeoff import Bracketed, Delegating, TradeOff
@@ -105,6 +116,25 @@ class RunCount:
     kind: str
     params: tuple[float, ...]
 
+    def __post_init__(self):
+        kind = check_choice("kind", self.kind, tuple(_PARAMS))
+        p, names = self.params, _PARAMS[kind]
+        if not isinstance(p, tuple | list) or len(p) != len(names):
+            raise TypeError(f"`params` must be a tuple {', '.join(names)} for kind={kind!r}; "
+                            f"got params={shown(p)}")
+        if kind == "tnb":
+            vals = (_check_shape("params[0]", p[0]),
+                    check_real("params[1]", p[1], lo=0.0, hi=1.0, lo_open=True))
+        elif kind == "poisson":
+            vals = (check_real("params[0]", p[0], lo=0.0, hi=MAX_COUNT, lo_open=True),)
+        elif kind == "binomial":
+            vals = (float(check_count("params[0]", p[0])),
+                    check_real("params[1]", p[1], lo=0.0, hi=1.0, lo_open=True))
+        else:
+            vals = (float(check_count("params[0]", p[0])),)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "params", vals)
+
     @property
     def mean(self) -> float:
         """E[K]."""
@@ -127,15 +157,26 @@ class RunCount:
     @property
     def p_zero(self) -> float:
         """P[K = 0] (the release is then empty)."""
-        return float(self.pgf(np.zeros(1))[0])
+        return float(np.exp(self._log_pgf(np.zeros(1)))[0])
 
     def pgf(self, z: Any) -> np.ndarray:
         r""":math:`\varphi(z) = E[z^K]` on [0, 1]."""
-        z = np.asarray(z, dtype=float)
-        return np.exp(self.log_pgf(z))
+        return np.exp(self._log_pgf(as_probability_array("z", z)))
 
-    def log_pgf(self, z: np.ndarray) -> np.ndarray:
-        r""":math:`\log\varphi(z)`."""
+    def log_pgf(self, z: Any) -> np.ndarray:
+        r""":math:`\log\varphi(z)`, z in [0, 1]."""
+        return self._log_pgf(as_probability_array("z", z))
+
+    def log_dpgf(self, z: Any) -> np.ndarray:
+        r""":math:`\log\varphi'(z)` (non-decreasing in z), z in [0, 1]."""
+        return self._log_dpgf(as_probability_array("z", z))
+
+    def increment(self, a: Any, b: Any) -> np.ndarray:
+        r""":math:`\varphi(b) - \varphi(a)` for :math:`a \le b` in [0, 1] (0 where
+        :math:`a \ge b`), without cancellation."""
+        return self._increment(as_probability_array("a", a), as_probability_array("b", b))
+
+    def _log_pgf(self, z: np.ndarray) -> np.ndarray:
         k, p = self.kind, self.params
         with np.errstate(divide="ignore", invalid="ignore"):
             if k == "tnb":
@@ -151,8 +192,7 @@ class RunCount:
                 return p[0] * np.log1p(p[1] * (z - 1.0))
             return p[0] * np.log(z)
 
-    def log_dpgf(self, z: np.ndarray) -> np.ndarray:
-        r""":math:`\log\varphi'(z)` (non-decreasing in z)."""
+    def _log_dpgf(self, z: np.ndarray) -> np.ndarray:
         k, p = self.kind, self.params
         z = np.asarray(z, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -169,12 +209,26 @@ class RunCount:
                 return math.log(p[0] * p[1]) + (p[0] - 1.0) * np.log1p(p[1] * (z - 1.0))
             return math.log(p[0]) + (p[0] - 1.0) * np.log(z)
 
-    def increment(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        r""":math:`\varphi(b) - \varphi(a)` for :math:`a \le b`, without cancellation."""
-        la, lb = self.log_pgf(a), self.log_pgf(b)
+    def _increment(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        la, lb = self._log_pgf(a), self._log_pgf(b)
         with np.errstate(all="ignore"):
             out = np.exp(la) * np.expm1(lb - la)
         return np.where(np.isneginf(la), np.exp(lb), np.where(b > a, out, 0.0))
+
+
+#: the parameters of each kind of :class:`RunCount`
+_PARAMS = {"tnb": ("eta", "gamma"), "poisson": ("mean",), "binomial": ("n", "q"), "fixed": ("k",)}
+#: the smallest positive shape: below it (η log γ subnormal) the generating function's
+#: ratios of expm1 lose their digits; η = 0 (logarithmic) is the limit and is exact
+_MIN_SHAPE = 1e-100
+
+
+def _check_shape(name: str, value: Any) -> float:
+    eta = check_real(name, value, lo=0.0, hi=MAX_COUNT)
+    if 0.0 < eta < _MIN_SHAPE:
+        raise ValueError(f"`{name}` must be 0 (logarithmic) or at least {_MIN_SHAPE:g}; "
+                         f"got {name}={eta!r}")
+    return eta
 
 
 def _tnb_mean(eta: float, g: float) -> float:
@@ -200,13 +254,13 @@ def truncated_negative_binomial(*, shape: float, mean: float | None = None,
     >>> r.params, round(r.mean, 12)
     ((1.0, 0.1), 10.0)
     """
-    eta = check_real("shape", shape, lo=0.0)
+    eta = _check_shape("shape", shape)
     if (mean is None) == (gamma is None):
         raise TypeError("give exactly one of `mean` and `gamma`")
     if gamma is not None:
         g = check_real("gamma", gamma, lo=0.0, hi=1.0, lo_open=True)
         return RunCount("tnb", (eta, g))
-    m = check_real("mean", mean, lo=1.0)
+    m = check_real("mean", mean, lo=1.0, hi=MAX_COUNT)
     if eta == 1.0:
         return RunCount("tnb", (1.0, 1.0 / m))
     if m == 1.0:
@@ -225,19 +279,20 @@ def geometric_runs(mean: float) -> RunCount:
 
 def poisson_runs(mean: float) -> RunCount:
     r"""K ~ Poisson(mean) (nothing is released when K = 0; Papernot–Steinke 2022, Thm 6)."""
-    return RunCount("poisson", (check_real("mean", mean, lo=0.0, lo_open=True),))
+    return RunCount("poisson", (check_real("mean", mean, lo=0.0, hi=MAX_COUNT,
+                                           lo_open=True),))
 
 
 def binomial_runs(n: int, q: float) -> RunCount:
     r"""K ~ Binomial(n, q): each of n candidate runs is trained with probability q (nothing
     is released when K = 0); at most n runs (Koskela–Redberg–Wang 2024)."""
-    return RunCount("binomial", (float(check_int("n", n, lo=1)),
+    return RunCount("binomial", (float(check_count("n", n)),
                                  check_real("q", q, lo=0.0, hi=1.0, lo_open=True)))
 
 
 def fixed_runs(k: int) -> RunCount:
     """K = k always (the best of k runs)."""
-    return RunCount("fixed", (float(check_int("k", k, lo=1)),))
+    return RunCount("fixed", (float(check_count("k", k)),))
 
 
 # ---------------------------------------------------------------------- RDP (PS22)
@@ -262,13 +317,10 @@ def rdp_tuning(rdp: Any, runs: RunCount, orders: Any = None, *,
     >>> r.round(4).tolist()
     [6.0701, 6.0701, 7.6315]
     """
-    o = _orders(orders)
-    r = as_real_array("rdp", rdp, lo=0.0, finite=False).reshape(-1)
-    if r.size != o.size:
-        raise ValueError(f"`rdp` must have one value per order; got {r.size} values for "
-                         f"{o.size} orders")
-    if not isinstance(runs, RunCount):
-        raise TypeError(f"`runs` must be a RunCount; got runs={runs!r}")
+    r, o = _rdp_at_orders(rdp, orders)
+    check_instance("runs", runs, RunCount, "a RunCount")
+    if base is not None:
+        check_instance("base", base, TradeOff, "a TradeOff")
     out = np.full(o.shape, np.inf)
     if runs.kind == "tnb":
         eta, g = runs.params
@@ -314,14 +366,14 @@ def _profile_bound(f: TradeOff, runs: RunCount, eps: np.ndarray) -> np.ndarray:
     a, b = u[:, None], u[None, :]  # interval [u_i, u_j], i < j
     f_at = np.asarray(fs(1.0 - u), dtype=float)  # sound (lower) curve: rho never too small
     with np.errstate(invalid="ignore"):
-        log_rho = runs.log_dpgf(np.broadcast_to(b, (n, n))) - runs.log_dpgf(f_at)[:, None]
+        log_rho = runs._log_dpgf(np.broadcast_to(b, (n, n))) - runs._log_dpgf(f_at)[:, None]
     log_rho = np.where(np.isnan(log_rho), np.inf, np.maximum(log_rho, 0.0))
     inside = b > a
     # all eps at once: d[k, i, j] is the base profile at eps_k - log rho_ij (grid point below)
     idx = np.searchsorted(_E_GRID, eps[:, None, None] - log_rho[None], side="right") - 1
     d = h_grid[np.clip(idx, 0, _E_GRID.size - 1)]
-    lb = runs.log_pgf(u)
-    la = runs.log_pgf(np.maximum(a[None], b[None] - d))
+    lb = runs._log_pgf(u)
+    la = runs._log_pgf(np.maximum(a[None], b[None] - d))
     with np.errstate(all="ignore"):
         cost = np.where(np.isneginf(la), np.exp(lb)[None, None, :],
                         np.exp(la) * np.expm1(lb[None, None, :] - la))
@@ -389,6 +441,23 @@ class Tuning(Delegating):
     is_symmetric = True
 
     label_format = r"{{{self.base.label}}}^{{\mathrm{{tune}}}}"
+
+    def __post_init__(self):
+        check_fields(self, base=instance(TradeOff, "a TradeOff"),
+                     runs=instance(RunCount, "a RunCount"),
+                     curve=instance(PiecewiseLinear, "a PiecewiseLinear curve"),
+                     profile=instance(PiecewiseLinear, "a PiecewiseLinear curve"))
+        if (self.rdp is None) != (self.orders is None):
+            raise TypeError(f"`rdp` and `orders` go together (both or neither); got "
+                            f"rdp={shown(self.rdp)}, orders={shown(self.orders)}")
+        if self.rdp is not None:
+            r = as_real_array("rdp", self.rdp, lo=0.0, finite=False).reshape(-1)
+            o = as_real_array("orders", self.orders, lo=1.0, lo_open=True).reshape(-1)
+            if r.size != o.size or r.size == 0:
+                raise ValueError(f"`rdp` must have one value per order (non-empty); got "
+                                 f"rdp={shown(self.rdp)}, orders={shown(self.orders)}")
+            object.__setattr__(self, "rdp", r)
+            object.__setattr__(self, "orders", o)
 
     def _target(self) -> TradeOff:
         return self.curve

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._numerics import find_root_bracket
-from .._validation import check_int, check_real
+from .._numerics import EPS, find_root_bracket, sum_down, sum_up
+from .._validation import check_count, check_fields, check_real, count, real
 from ..core.piecewise import Identity
 from ..core.tradeoff import TradeOff
 from ..families.epsdelta import EpsDelta
@@ -54,7 +54,7 @@ class ApproximationWarning(UserWarning):
 def _as_sequence(fs: Any, k: Any) -> list[tuple[TradeOff, int]]:
     """Distinct trade-off functions with multiplicities (by identity, no copies)."""
     if isinstance(fs, TradeOff):
-        kk = 1 if k is None else check_int("k", k, lo=1)
+        kk = 1 if k is None else check_count("k", k)
         return [(fs, kk)]
     if k is not None:
         raise TypeError(f"`k` is only allowed with a single TradeOff `fs`; got k={k!r} with "
@@ -99,12 +99,22 @@ class BerryEsseenLower(TradeOff):
 
     mu: float
     gamma: float
+    # symmetric: with G = G^{-1}, solving beta = G(alpha + gamma) - gamma for alpha gives
+    # alpha = G(beta + gamma) - gamma, the same curve (the upper curve likewise)
+    is_symmetric = True
+
+    def __post_init__(self):
+        _check_be(self)
 
     label_format = "BE_{{lower}}(G_{{{self.mu:.4g}}}, \\gamma={self.gamma:.3g})"
 
     def _f(self, alpha):
+        # rounded down: G_mu lowered by its rounding bound at alpha + gamma rounded up
+        # (G decreases), and the subtraction rounded down
         a = np.asarray(alpha, dtype=float)
-        return np.maximum(0.0, _G(self.mu, np.minimum(a + self.gamma, 1.0)) - self.gamma)
+        x = np.minimum(sum_up(a, self.gamma), 1.0)
+        g = np.asarray(Gaussian(mu=self.mu)._f(x), dtype=float)
+        return np.maximum(0.0, sum_down(g, -self.gamma))
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +137,10 @@ class BerryEsseenUpper(TradeOff):
     gamma: float
     x1: float = field(init=False, default=math.nan)
     x2: float = field(init=False, default=math.nan)
+    is_symmetric = True  # U and its largest convex minorant are symmetric, as G_mu is
 
     def __post_init__(self):
+        _check_be(self)
         x1, x2 = _upper_tangents(self.mu, self.gamma)
         object.__setattr__(self, "x1", x1)
         object.__setattr__(self, "x2", x2)
@@ -141,8 +153,11 @@ class BerryEsseenUpper(TradeOff):
         return not math.isnan(self.x1)
 
     def _C(self, x):
-        return _G(self.mu, np.maximum(np.asarray(x, dtype=float) - self.gamma, 0.0)) \
-            + self.gamma
+        # rounded up: G_mu raised (1 - a lower bound on 1 - G) at x - gamma rounded down (G
+        # decreases), and the sum rounded up
+        y = np.maximum(sum_down(np.asarray(x, dtype=float), -self.gamma), 0.0)
+        g = sum_up(1.0, -np.asarray(Gaussian(mu=self.mu)._omf_lower(y), dtype=float))
+        return sum_up(np.minimum(g, 1.0), self.gamma)
 
     def _f(self, alpha):
         a = np.asarray(alpha, dtype=float)
@@ -155,7 +170,14 @@ class BerryEsseenUpper(TradeOff):
         right = c2 / (x2 - 1.0) * (a - 1.0)
         mid = self._C(np.clip(a, x1, x2))
         out = np.where(a <= x1, left, np.where(a >= x2, right, mid))
+        out = out * (1.0 + 4 * EPS)  # the line formulas err by 3 ulps: an upper curve, raised
         return np.clip(np.minimum(out, 1.0 - a), 0.0, 1.0)
+
+
+def _check_be(curve: Any) -> None:
+    """The parameters of the Berry–Esseen curves: μ ≥ 0 finite and γ in [0, 1] (γ bounds a
+    distance between distribution functions; any γ ≥ 1/2 gives the same, void, curves)."""
+    check_fields(curve, mu=real(lo=0.0), gamma=real(lo=0.0, hi=1.0))
 
 
 def _upper_tangents(mu: float, gamma: float) -> tuple[float, float]:
@@ -258,15 +280,20 @@ class CLTResult:
         """True when the Berry–Esseen bounds say something (:math:`\\gamma < 1/2`)."""
         return self.gamma < 0.5
 
+    def __post_init__(self):
+        nonneg = real(lo=0.0)
+        check_fields(self, mu=nonneg, gamma=nonneg, kl_sum=nonneg, kappa2_sum=nonneg,
+                     kl_sq_sum=nonneg, kappa3_bar_sum=nonneg, n=count())
+
     @property
     def lower(self) -> BerryEsseenLower:
         """Rigorous lower bound on the composed curve (zero when uninformative)."""
-        return BerryEsseenLower(mu=self.mu, gamma=self.gamma)
+        return BerryEsseenLower(mu=self.mu, gamma=min(self.gamma, 1.0))
 
     @property
     def upper(self) -> BerryEsseenUpper:
         """Rigorous upper bound on the composed curve (1 − α when uninformative)."""
-        return BerryEsseenUpper(mu=self.mu, gamma=self.gamma)
+        return BerryEsseenUpper(mu=self.mu, gamma=min(self.gamma, 1.0))
 
     def epsilon(self, delta: Any) -> Any:
         """ε(δ) of the approximation :math:`G_\\mu` (not a bound; see Notes)."""
@@ -328,8 +355,8 @@ def clt(fs: Any, k: int | None = None, *, tol: float = 0.05,
     """
     items = _as_sequence(fs, k)
     tol = check_real("tol", tol, lo=0.0)
-    if check not in (None, True, False):
-        raise TypeError(f"`check` must be None, True or False; got check={check!r}")
+    if not (check is None or isinstance(check, bool | np.bool_)):
+        raise TypeError(f"`check` must be None, True or False; got check={check!r:.60}")
     s_kl = s_k2 = s_kl2 = s_k3b = 0.0
     n = 0
     for i, (f, m) in enumerate(items):

@@ -21,7 +21,17 @@ import numpy as np
 from scipy import special
 
 from .._numerics import lower_convex_hull
-from .._validation import check_int
+from .._validation import (
+    as_real_array,
+    check_count,
+    check_fields,
+    check_int,
+    check_real,
+    count,
+    flag,
+    instance,
+    integer,
+)
 from ..core.piecewise import PiecewiseLinear
 from ..core.tradeoff import Delegating, TradeOff
 from .central_limit import ApproximationWarning, _as_sequence
@@ -50,6 +60,11 @@ class EdgeworthApprox(Delegating):
     n: int
     symmetric: bool = False
 
+    def __post_init__(self):
+        check_fields(self, curve=instance(PiecewiseLinear, "a PiecewiseLinear"),
+                     cumulants_p=_cumulants4, cumulants_q=_cumulants4,
+                     order=integer(lo=1, hi=2), n=count(), symmetric=flag())
+
     def __repr__(self):
         return (f"EdgeworthApprox(order={self.order}, n={self.n}, "
                 f"vertices={self.curve.alpha.size}; an approximation, not a bound)")
@@ -61,6 +76,15 @@ class EdgeworthApprox(Delegating):
 
     def _inverse(self):
         return self.curve.inverse()
+
+
+def _cumulants4(name: str, value: Any) -> tuple[float, float, float, float]:
+    """Four finite cumulants K1..K4 (K2 >= 0)."""
+    arr = as_real_array(name, value, max_ndim=1)
+    if arr.size != 4:
+        raise ValueError(f"`{name}` must hold the four cumulants K1..K4; got {arr.size} values")
+    check_real(name, arr[1], lo=0.0)
+    return tuple(float(v) for v in arr)
 
 
 def _edgeworth_corr(z: np.ndarray, l3: float, l4: float, order: int) -> np.ndarray:
@@ -139,7 +163,8 @@ def edgeworth(fs: Any, k: int | None = None, *, order: int = 2,
     """
     items = _as_sequence(fs, k)
     order = check_int("order", order, lo=1, hi=2)
-    n_grid = check_int("n_grid", n_grid, lo=101)
+    n_grid = check_count("n_grid", n_grid, lo=101, hi=10**7,
+                         why="the expansion is evaluated on that many points per side")
     Kp = np.zeros(4)
     Kq = np.zeros(4)
     n = 0

@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._validation import as_real_array, check_int, check_probability, check_real
-from ..core.tradeoff import TradeOff
+from .._numerics import lower_by, raise_by
+from .._validation import as_real_array, check_count, check_probability, check_real
+from ..core.tradeoff import SidedProfile, TradeOff
 from ..families.gaussian import Gaussian
 from .central_limit import BERRY_ESSEEN_C, ApproximationWarning
 
@@ -58,7 +59,7 @@ def clt_limit(kl_sum: float, kappa2_sum: float) -> Gaussian:
 
 # --- the (eps, delta) limit ----------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class GaussianDelta(TradeOff):
+class GaussianDelta(SidedProfile, TradeOff):
     r""":math:`G_\mu\otimes f_{0,\delta}`: :math:`(1-\delta)G_\mu(\alpha/(1-\delta))` for
     :math:`\alpha\le1-\delta`, 0 beyond (the loss law of :math:`G_\mu` scaled by
     :math:`1-\delta`, plus P-mass δ at :math:`-\infty` and Q-mass δ at :math:`+\infty`).
@@ -72,7 +73,7 @@ class GaussianDelta(TradeOff):
 
     def __post_init__(self):
         object.__setattr__(self, "mu", check_real("mu", self.mu, lo=0.0, finite=False))
-        object.__setattr__(self, "delta_", check_probability("delta", self.delta_))
+        object.__setattr__(self, "delta_", check_probability("delta_", self.delta_))
 
     def __repr__(self):
         return f"GaussianDelta(mu={self.mu!r}, delta={self.delta_!r})"
@@ -89,9 +90,31 @@ class GaussianDelta(TradeOff):
                              0.0)
         return keep * inner
 
-    def _hockey(self, eps):
-        g = Gaussian(mu=self.mu)._hockey(np.asarray(eps, dtype=float))
-        return np.clip(self.delta_ + (1.0 - self.delta_) * g, 0.0, 1.0)
+    def _profile(self, eps: Any, side: float) -> np.ndarray:
+        """δ + (1 - δ) δ_G(ε) from a bound on δ_G (upper for ``side=1``), the product and
+        the sum moved by 2 ulps to that side."""
+        G = Gaussian(mu=self.mu)
+        e = np.asarray(eps, dtype=float)
+        g = G._hockey_upper(e) if side > 0 else G._hockey_lower(e)
+        v = self.delta_ + (1.0 - self.delta_) * np.asarray(g)
+        v = raise_by(v, 2) if side > 0 else lower_by(v, 2)
+        return np.clip(v, 0.0, 1.0)
+
+    def _symmetric_exact(self):
+        return True
+
+    def _omf_lower(self, alpha):
+        # 1 - f = delta + (1 - delta)(1 - G(a / (1 - delta))): the quotient rounded down (1 - G
+        # increases), G's own lower bound, the product and sum lowered by 2 ulps
+        a = np.asarray(alpha, dtype=float)
+        keep = 1.0 - self.delta_
+        if keep <= 0.0:
+            return np.ones_like(a)
+        x = np.minimum(lower_by(a / keep, 1), 1.0)
+        g = np.asarray(Gaussian(mu=self.mu)._omf_lower(x), dtype=float)
+        v = np.minimum(lower_by(self.delta_ + keep * g, 3), 1.0)
+        # an ulp beyond the rounded 1 - delta, alpha is past the exact one: 1 - f = 1 there
+        return np.where(a >= np.nextafter(keep, 2.0), 1.0, v)
 
     def _loss_sf(self, t):
         return (1.0 - self.delta_) * Gaussian(mu=self.mu)._loss_sf(t)
@@ -122,8 +145,8 @@ def eps_delta_limit(eps: Any, delta: Any = 0.0) -> GaussianDelta:
     >>> round(h.mu, 12), round(h.delta_, 12)
     (1.0, 0.0009995)
     """
-    e = as_real_array("eps", eps, lo=0.0).reshape(-1)
-    d = as_real_array("delta", delta, lo=0.0, hi=1.0).reshape(-1)
+    e = as_real_array("eps", eps, lo=0.0, max_ndim=1).reshape(-1)
+    d = as_real_array("delta", delta, lo=0.0, hi=1.0, max_ndim=1).reshape(-1)
     try:
         e, d = np.broadcast_arrays(e, d)
     except ValueError as exc:
@@ -203,15 +226,21 @@ def noisy_sgd_mu(sigma: float, p: float, steps: int, sampling: str = "poisson") 
     """
     s = check_real("sigma", sigma, lo=0.0, lo_open=True, finite=False)
     q = check_probability("p", p)
-    T = check_int("steps", steps, lo=1)
-    if sampling not in ("poisson", "uniform"):
-        raise ValueError(f"`sampling` must be 'poisson' or 'uniform'; got sampling={sampling!r}")
+    T = check_count("steps", steps)
+    if not isinstance(sampling, str) or sampling not in ("poisson", "uniform"):
+        raise ValueError(f"`sampling` must be 'poisson' or 'uniform'; got "
+                         f"sampling={sampling!r:.60}")
     if q > 0.1:
         warnings.warn(f"noisy-SGD CLT far from its regime (p -> 0): p = {q:g} > 0.1; compare "
                       f"with the exact composition", ApproximationWarning, stacklevel=2)
     if math.isinf(s) or q == 0.0:
         return 0.0
     x = 1.0 / s
+    if sampling == "poisson" and x * x > 700.0:
+        # in log space: log mu = log p + (log T + x^2 + log(1 - e^{-x^2})) / 2 (e^{x^2}
+        # overflows, the product need not)
+        with np.errstate(over="ignore"):
+            return float(np.exp(math.log(q) + 0.5 * (math.log(T) + x * x)))
     if x * x > 700.0:
         return math.inf
     if sampling == "poisson":

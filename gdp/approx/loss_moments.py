@@ -23,6 +23,7 @@ import numpy as np
 from scipy import special
 
 from .._numerics import bisect_bracket
+from .._validation import check_choice, check_fields, check_instance, real
 from ..core.piecewise import Identity
 from ..core.tradeoff import TradeOff
 from ..families.epsdelta import EpsDelta
@@ -53,6 +54,10 @@ class Functionals:
     kappa3: float
     kappa3_bar: float
 
+    def __post_init__(self):
+        nonneg = real(lo=0.0)
+        check_fields(self, kl=nonneg, kappa2=nonneg, kappa3=nonneg, kappa3_bar=nonneg)
+
 
 @dataclass(frozen=True, slots=True)
 class _Cumulants:
@@ -63,9 +68,7 @@ class _Cumulants:
 
 
 def _check_tradeoff(f: Any, name: str = "f") -> TradeOff:
-    if not isinstance(f, TradeOff):
-        raise TypeError(f"`{name}` must be a TradeOff; got {name}={f!r}")
-    return f
+    return check_instance(name, f, TradeOff, "a TradeOff")
 
 
 def _infinite(f: TradeOff, why: str) -> ValueError:
@@ -76,10 +79,7 @@ def _infinite(f: TradeOff, why: str) -> ValueError:
 
 
 def _check_method(method: str) -> str:
-    if method not in ("auto", "numeric", "curve"):
-        raise ValueError(f"`method` must be one of 'auto', 'numeric', 'curve'; got "
-                         f"method={method!r}")
-    return method
+    return check_choice("method", method, ("auto", "numeric", "curve"))
 
 
 def _from_moments(m1: float, c2: float, c3abs: float, abs3: float) -> Functionals:
@@ -455,11 +455,15 @@ def functionals(f: TradeOff, *, method: str = "auto") -> Functionals:
     """
     _check_tradeoff(f)
     method = _check_method(method)
-    if method == "auto":
-        out = _formula(f)
-        if out is not None:
-            return out
-    return _generic_functionals(f, method)
+    try:
+        if method == "auto":
+            out = _formula(f)
+            if out is not None:
+                return out
+        return _generic_functionals(f, method)
+    except OverflowError:
+        raise ValueError(f"the CLT functionals of {f!r:.80} overflow the float range (a "
+                         "parameter too large for the CLT)") from None
 
 
 def kl(f: TradeOff, *, method: str = "auto") -> float:

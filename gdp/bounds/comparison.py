@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._progress import Progress, ProgressCallback, as_progress
-from .._validation import as_real_array, check_int, check_real
+from .._validation import as_real_array, check_count, check_real
 from ..approx.central_limit import clt
 from ..approx.limits import noisy_sgd_mu
 from ..core.piecewise import Identity
@@ -69,7 +69,7 @@ def _dpsgd_args(spec: Any) -> tuple[float, float, int]:
                          f"{sorted(spec)}")
     sigma = check_real("sigma", spec["sigma"], lo=0.0, lo_open=True)
     p = check_real("p", spec["p"], lo=0.0, hi=1.0, lo_open=True)
-    steps = check_int("steps", spec["steps"], lo=1)
+    steps = check_count("steps", spec["steps"])
     return sigma, p, steps
 
 
@@ -94,7 +94,7 @@ def _groups(mechanisms: Any, k: Any, dpsgd: Any, need_step: bool) -> list[_Group
     if dpsgd is not None:
         if mechanisms is not None:
             raise TypeError("pass either `mechanisms` or `dpsgd`, not both")
-        mult = 1 if k is None else check_int("k", k, lo=1)
+        mult = 1 if k is None else check_count("k", k)
         groups = []
         for sigma, p, steps in _phases(dpsgd):
             for n, g in enumerate(groups):  # phases with equal (sigma, p) merge
@@ -110,7 +110,7 @@ def _groups(mechanisms: Any, k: Any, dpsgd: Any, need_step: bool) -> list[_Group
     if mechanisms is None:
         raise TypeError("`mechanisms` (a TradeOff, or a list of TradeOffs or (TradeOff, "
                         "count) pairs) or `dpsgd` (a dict with sigma, p, steps) is required")
-    mult = 1 if k is None else check_int("k", k, lo=1)
+    mult = 1 if k is None else check_count("k", k)
     items = [mechanisms] if isinstance(mechanisms, TradeOff) else mechanisms
     if isinstance(items, str | bytes) or not isinstance(items, Iterable):
         raise TypeError(f"`mechanisms` must be a TradeOff or a list of TradeOffs / (TradeOff, "
@@ -120,7 +120,7 @@ def _groups(mechanisms: Any, k: Any, dpsgd: Any, need_step: bool) -> list[_Group
         if isinstance(item, TradeOff):
             f, c = item, 1
         elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], TradeOff):
-            f, c = item[0], check_int(f"mechanisms[{n}] count", item[1], lo=1)
+            f, c = item[0], check_count(f"mechanisms[{n}] count", item[1])
         else:
             raise TypeError(f"`mechanisms[{n}]` must be a TradeOff or a (TradeOff, count) pair; "
                             f"got {item!r}")
@@ -480,17 +480,7 @@ def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None
     prog = as_progress(progress)
     d_t = None if delta is None else check_real("delta", delta, lo=0.0, hi=1.0)
     e_t = None if eps is None else check_real("eps", eps, lo=0.0)
-    if methods is None:
-        chosen = list(METHODS)
-    else:
-        if isinstance(methods, str):
-            methods = [methods]
-        chosen = []
-        for m in methods:
-            if m not in METHODS:
-                raise ValueError(f"`methods` entries must be among {list(METHODS)}; got {m!r}")
-            chosen.append(m)
-        chosen = [m for m in METHODS if m in chosen]
+    chosen = _methods(methods)
     o = _orders(orders)
     if accuracy is not None and not isinstance(accuracy, Mapping):
         raise TypeError(f"`accuracy` must be a dict of numeric-engine keywords (rtol, "
@@ -523,6 +513,24 @@ def compare(mechanisms: Any = None, *, k: int | None = None, delta: float | None
         records.append(_one(m, solved, target, groups, ktot, o, exact_curve, acc, part))
     prog.done(f"compared {len(chosen)} method(s)")
     return Comparison(records=tuple(records), description=desc)
+
+
+def _methods(methods: Any) -> list[str]:
+    """The chosen methods, in table order (all by default; at least one)."""
+    if methods is None:
+        return list(METHODS)
+    if isinstance(methods, str):
+        methods = [methods]
+    if not isinstance(methods, Sequence | set | frozenset) or isinstance(methods, bytes):
+        raise TypeError(f"`methods` must be a list of method names among {list(METHODS)}; "
+                        f"got methods={methods!r:.60}")
+    if len(methods) == 0:
+        raise ValueError(f"`methods` must name at least one method among {list(METHODS)}; "
+                         "got an empty list")
+    for m in methods:
+        if not isinstance(m, str) or m not in METHODS:
+            raise ValueError(f"`methods` entries must be among {list(METHODS)}; got {m!r:.60}")
+    return [m for m in METHODS if m in methods]
 
 
 def _one(method: str, solved: str, target: float, groups: list[_Group], ktot: int,
@@ -579,6 +587,10 @@ def _one(method: str, solved: str, target: float, groups: list[_Group], ktot: in
             return rec(val, "exact", note, iv)
     except _Skip as s:
         return rec(None, "skipped", str(s))
+    except ValueError as exc:  # beyond a method's range (KOV's eps0 <= 700, exact k <= 1e7)
+        msg = " ".join(str(exc).split())
+        msg = msg if len(msg) <= 120 else msg[:119] + "…"
+        return rec(None, "skipped", f"not computed: {msg}")
     raise AssertionError(method)  # pragma: no cover - METHODS is closed
 
 
@@ -617,10 +629,11 @@ def epsilon_vs_k(mechanism: TradeOff | None = None, ks: Any = None, *, delta: fl
     if ks is None:
         raise TypeError("`ks` (the numbers of compositions) is required")
     karr = as_real_array("ks", ks, lo=1.0).reshape(-1)
-    kint = [check_int("ks", v, lo=1) for v in karr.tolist()]
+    kint = [check_count("ks", v) for v in karr.tolist()]
     if not kint:
         raise ValueError("`ks` must hold at least one number of compositions; got none")
     d = check_real("delta", delta, lo=0.0, hi=1.0)
+    _methods(methods)  # checked before any work
     prog = as_progress(progress)
     cols: dict[str, list[float]] = {}
     kinds: dict[str, str] = {}

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._numerics import float_or_array, log1mexp
+from .._numerics import EPS, float_or_array, log1mexp, raise_by
 from .._validation import as_probability_array, as_real_array, check_real
 from ..core.piecewise import Identity
 from ..core.tradeoff import TradeOff
@@ -42,17 +42,31 @@ DEFAULT_ORDERS: np.ndarray = np.concatenate(
 DEFAULT_ORDERS.setflags(write=False)
 
 
+_ORDER_MAX = 10**6
+
+
 def _orders(orders: Any, *, integer: bool = False) -> np.ndarray:
     if orders is None:
         return np.array(DEFAULT_ORDERS)
-    o = as_real_array("orders", orders, lo=1.0, lo_open=True).reshape(-1)
-    if o.size == 0:
-        raise ValueError("`orders` must hold at least one order; got an empty array")
+    o = as_real_array("orders", orders, lo=1.0, lo_open=True, max_ndim=1,
+                      min_size=1).reshape(-1)
     if integer and np.any(o != np.round(o)):
         bad = o[o != np.round(o)][0]
         raise ValueError("`orders` must be integers >= 2 for this formula; got "
                          f"orders={float(bad)!r}")
+    if integer and np.any(o > _ORDER_MAX):
+        raise ValueError(f"`orders` must be at most {_ORDER_MAX} for this formula (its sum "
+                         f"has order + 1 terms); got orders={float(o.max())!r}")
     return o
+
+
+def _log_sum_up(log_a: np.ndarray, o: np.ndarray, size: np.ndarray) -> np.ndarray:
+    r""":math:`\max(0, \log A/(\lambda-1))` rounded up, where ``log_a`` was computed from
+    terms of magnitude ``size`` (each a few operations): its absolute error is below 8 ulps
+    of ``size``, which is added before the division (2 more ulps)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        v = raise_by((log_a + 8 * EPS * size) / (o - 1.0), 2)
+    return np.maximum(np.where(np.isnan(v), np.inf, v), 0.0)
 
 
 def rdp_gaussian(mu: float, orders: Any = None) -> np.ndarray:
@@ -71,8 +85,8 @@ def rdp_gaussian(mu: float, orders: Any = None) -> np.ndarray:
     """
     m = check_real("mu", mu, lo=0.0, finite=False)
     o = _orders(orders)
-    with np.errstate(invalid="ignore"):
-        return np.where(m == 0, 0.0, o * m * m / 2.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(m == 0, 0.0, raise_by(o * m * m / 2.0, 2))  # two products: 2 ulps
 
 
 def rdp_laplace(mu: float, orders: Any = None) -> np.ndarray:
@@ -95,7 +109,7 @@ def rdp_laplace(mu: float, orders: Any = None) -> np.ndarray:
     o = _orders(orders)
     a = np.log(o / (2 * o - 1)) + (o - 1) * m
     b = np.log((o - 1) / (2 * o - 1)) - o * m
-    return np.maximum(np.logaddexp(a, b) / (o - 1), 0.0)
+    return _log_sum_up(np.logaddexp(a, b), o, np.abs(a) + np.abs(b))
 
 
 def rdp_randomized_response(eps: float, orders: Any = None) -> np.ndarray:
@@ -121,7 +135,7 @@ def rdp_randomized_response(eps: float, orders: Any = None) -> np.ndarray:
     lq = -np.logaddexp(0.0, e)  # log(1 - p)
     a = o * lp + (1 - o) * lq
     b = o * lq + (1 - o) * lp
-    return np.maximum(np.logaddexp(a, b) / (o - 1), 0.0)
+    return _log_sum_up(np.logaddexp(a, b), o, np.abs(a) + np.abs(b))
 
 
 def rdp_sampled_gaussian(sigma: float, p: float, orders: Any = None) -> np.ndarray:
@@ -169,8 +183,21 @@ def rdp_sampled_gaussian(sigma: float, p: float, orders: Any = None) -> np.ndarr
             if np.isneginf(top):
                 out[n] = 0.0
                 continue
-            log_a_minus_1 = top + math.log(np.sum(np.exp(terms - top)))
-            out[n] = np.logaddexp(0.0, log_a_minus_1) / (m - 1.0)
+            if np.isposinf(top) or np.isnan(top):  # sigma so small that e^{c_j} overflows
+                out[n] = np.inf
+                continue
+            # the error of log(A - 1): each term errs by an ulp of each log-factorial and 2
+            # of each other summand; the log-sum-exp averages those errors with the terms'
+            # weights and adds 2 ulps of its result. Charged (raised), then 4 ulps more below
+            lf = log_fact[m] + log_fact[2: m + 1] + log_fact[m - 2::-1]
+            rest = np.abs(special.xlog1py(m - j, -q)) + np.abs(special.xlogy(j, q)) + c + \
+                np.abs(log1mexp(-c))
+            w = np.exp(terms - top)
+            log_a_minus_1 = top + math.log(np.sum(w))
+            size = np.where(w > 0, lf + 2.0 * rest, 0.0)  # terms of weight 0 add nothing
+            log_a_minus_1 += EPS * (float(np.sum(w * size) / np.sum(w))
+                                    + 2.0 * abs(log_a_minus_1))
+            out[n] = raise_by(np.logaddexp(0.0, log_a_minus_1) / (m - 1.0), 4)
     return np.maximum(out, 0.0)
 
 
@@ -183,7 +210,9 @@ def _rdp_atoms(loss: np.ndarray, p: np.ndarray, q: np.ndarray, o: np.ndarray) ->
     lq = np.log(q[keep])
     lp = np.log(p[keep])
     terms = o[:, None] * lq[None, :] + (1.0 - o[:, None]) * lp[None, :]
-    return np.maximum(special.logsumexp(terms, axis=1) / (o - 1.0), 0.0)
+    size = np.max(np.abs(o[:, None] * lq[None, :]) + np.abs((1.0 - o[:, None]) * lp[None, :]),
+                  axis=1)
+    return _log_sum_up(special.logsumexp(terms, axis=1), o, size)
 
 
 def rdp_of(f: TradeOff, orders: Any = None) -> np.ndarray:
@@ -237,7 +266,7 @@ def _rdp_args(rdp: Any, orders: Any) -> tuple[np.ndarray, np.ndarray]:
     r = as_real_array("rdp", rdp, lo=0.0, finite=False).reshape(-1)
     if r.size != o.size:
         raise ValueError(f"`rdp` must have one value per order; got {r.size} values for "
-                         f"{o.size} orders")
+                         f"{o.size} orders (of `orders`)")
     return r, o
 
 
@@ -245,7 +274,7 @@ _CONVERSIONS = ("sharp", "classical")
 
 
 def _check_conversion(conversion: str) -> str:
-    if conversion not in _CONVERSIONS:
+    if not isinstance(conversion, str) or conversion not in _CONVERSIONS:
         raise ValueError(f"`conversion` must be one of {_CONVERSIONS}; got "
                          f"conversion={conversion!r}")
     return conversion
@@ -305,15 +334,20 @@ def eps_from_rdp(rdp: Any, delta: Any, orders: Any = None, *,
             continue
         with np.errstate(invalid="ignore", over="ignore"):
             if conversion == "sharp":
-                cand = r + np.log1p(-1.0 / o) - (math.log(dl) + np.log(o)) / (o - 1.0)
-                bh = dl * dl + np.expm1(-r) >= 0  # TV <= sqrt(1 - exp(-KL)) <= delta
+                lg = (math.log(dl) + np.log(o)) / (o - 1.0)
+                l1 = np.log1p(-1.0 / o)
+                # 4 ulps of the magnitudes summed, added: eps never rounded down
+                cand = r + l1 - lg + 4 * EPS * (np.abs(r) + np.abs(l1) + np.abs(lg))
+                # TV <= sqrt(1 - exp(-KL)) <= delta, decided with 2 ulps against it
+                bh = dl * dl * (1 - 2 * EPS) + np.expm1(-r) * (1 - 2 * EPS) >= 2 * EPS
                 if np.any(bh):
                     out[n] = 0.0
                     continue
             else:
-                cand = r - math.log(dl) / (o - 1.0)
+                lg = math.log(dl) / (o - 1.0)
+                cand = r - lg + 4 * EPS * (np.abs(r) + np.abs(lg))
         cand = np.where(np.isnan(cand), np.inf, cand)
-        out[n] = max(0.0, float(np.min(cand)))
+        out[n] = max(0.0, raise_by(float(np.min(cand)), 1))
     return float_or_array(out.reshape(d.shape))
 
 
@@ -346,11 +380,15 @@ def delta_from_rdp(rdp: Any, eps: Any, orders: Any = None, *,
             continue
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             if conversion == "sharp":
-                cand = (o - 1.0) * (r - ev + np.log1p(-1.0 / o)) - np.log(o)
+                l1 = np.log1p(-1.0 / o)
+                cand = (o - 1.0) * (r - ev + l1) - np.log(o)
+                size = (o - 1.0) * (np.abs(r) + abs(ev) + np.abs(l1)) + np.log(o)
                 bh = 0.5 * np.log(-np.expm1(-r))
-                cand = np.minimum(cand, bh)
+                cand = np.minimum(cand + 6 * EPS * size, bh + 4 * EPS * np.abs(bh))
             else:
                 cand = (o - 1.0) * (r - ev)
+                cand = cand + 4 * EPS * (o - 1.0) * (np.abs(r) + abs(ev))
         cand = np.where(np.isnan(cand), np.inf, cand)
-        out[n] = min(1.0, math.exp(min(0.0, float(np.min(cand)))))
+        # log delta raised by its rounding (above), and exp by 2 ulps
+        out[n] = min(1.0, raise_by(math.exp(min(0.0, float(np.min(cand)))), 2))
     return float_or_array(out.reshape(e.shape))

@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import EPS, find_root_bracket, log1mexp, lower_convex_hull, step_until
-from .._validation import as_real_array, check_real
+from .._validation import as_real_array, check_real, check_str, shown
 from ..core.piecewise import Identity, PiecewiseLinear, _make_piecewise, from_privacy_profile
 from ..core.tradeoff import Bracketed, TradeOff
 from .rdp import _orders, eps_from_rdp
@@ -258,6 +258,17 @@ def _max_pl(f: PiecewiseLinear, g: PiecewiseLinear, name: str) -> PiecewiseLinea
                            name=name, symmetric=True)
 
 
+def _rdp_at_orders(rdp: Any, orders: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validated RDP values ``rdp`` (>= 0, ``inf`` allowed) and their ``orders`` (as
+    :func:`gdp.eps_from_rdp`; the default orders when ``None``), one value per order."""
+    r = as_real_array("rdp", rdp, lo=0.0, finite=False).reshape(-1)
+    o = _orders(orders)
+    if r.size != o.size:
+        raise ValueError(f"`rdp` must have one value per order of `orders`; got {r.size} "
+                         f"values for {o.size} orders (orders={shown(orders)})")
+    return r, o
+
+
 def from_rdp(rdp: Any, orders: Any = None, *, name: str = "f_{RDP}") -> TradeOff:
     r"""The tightest trade-off curve implied by Rényi DP at a set of orders.
 
@@ -307,12 +318,8 @@ def from_rdp(rdp: Any, orders: Any = None, *, name: str = "f_{RDP}") -> TradeOff
     >>> round(f.epsilon(1e-5), 3), round(gdp.eps_from_rdp(r, 1e-5, conversion="classical"), 3)
     (4.753, 5.303)
     """
-    r = as_real_array("rdp", rdp, lo=0.0, finite=False).reshape(-1)
-    o = _orders(orders)
-    if r.size != o.size:
-        raise ValueError(f"`rdp` must have one value per order; got {r.size} values for "
-                         f"{o.size} orders")
-    return _curve(o, r, str(name))
+    r, o = _rdp_at_orders(rdp, orders)
+    return _curve(o, r, check_str("name", name))
 
 
 def from_zcdp(rho: float, *, orders: Any = None, name: str | None = None) -> TradeOff:
@@ -345,4 +352,4 @@ def from_zcdp(rho: float, *, orders: Any = None, name: str | None = None) -> Tra
     o = np.array(ZCDP_ORDERS) if orders is None else _orders(orders)
     if p == 0.0:
         return Identity()
-    return _curve(o, p * o, "f_{zCDP}" if name is None else str(name))
+    return _curve(o, p * o, "f_{zCDP}" if name is None else check_str("name", name))

@@ -18,6 +18,21 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import (
+    as_real_array,
+    check_bool,
+    check_choice,
+    check_fields,
+    check_instance,
+    check_int,
+    check_real,
+    check_str,
+    count,
+    optional,
+    real,
+    text,
+)
+
 __all__ = ["BoundRecord", "Comparison", "EpsilonCurves", "METHODS"]
 
 # ---------------------------------------------------------------------------
@@ -45,7 +60,8 @@ class BoundRecord:
     ----------
     method : str
         Key of :data:`METHODS` (``"basic"``, ``"advanced"``, ``"kairouz"``, ``"kov"``,
-        ``"rdp"``, ``"clt"``, ``"exact"``).
+        ``"rdp"``, ``"clt"``, ``"exact"``) in :func:`gdp.compare`, or the row's own name in
+        other tables (e.g. :func:`gdp.compare_tuning`); a non-empty string.
     kind : str
         ``"bound"`` (a valid guarantee), ``"exact"`` (the true value, or a sound numeric
         bracket of it), ``"approximation"`` (not a guarantee: may under-state ε) or
@@ -72,6 +88,27 @@ class BoundRecord:
     interval: tuple[float, float] | None = None
     notes: str = ""
 
+    def __post_init__(self):
+        check_str("method", self.method, nonempty=True)  # compare's METHODS or a table's own
+        check_choice("kind", self.kind, _KINDS)
+        check_choice("solved", self.solved, ("epsilon", "delta"))
+        check_fields(self, epsilon=optional(real(lo=0.0, finite=False)),
+                     delta=optional(real(lo=0.0, hi=1.0)), k=count(), notes=text())
+        given = "delta" if self.solved == "epsilon" else "epsilon"
+        if getattr(self, given) is None:
+            raise TypeError(f"`{given}` must be the given number of a record solved for "
+                            f"{self.solved}; got {given}=None")
+        if (getattr(self, self.solved) is None) != (self.kind == "skipped"):
+            raise ValueError(f"`{self.solved}` must be None exactly when the record is "
+                             f"skipped; got {self.solved}={getattr(self, self.solved)!r} with "
+                             f"kind={self.kind!r}")
+        if self.interval is not None:
+            iv = as_real_array("interval", self.interval, lo=0.0, finite=False, max_ndim=1)
+            if iv.size != 2 or not iv[0] <= iv[1]:
+                raise ValueError("`interval` must be a pair (lower, upper) with lower <= upper; "
+                                 f"got interval={self.interval!r:.60}")
+            object.__setattr__(self, "interval", (float(iv[0]), float(iv[1])))
+
     @property
     def label(self) -> str:
         """Human-readable method name."""
@@ -87,6 +124,10 @@ class BoundRecord:
         return {"method": self.method, "label": self.label, "kind": self.kind,
                 "epsilon": self.epsilon, "delta": self.delta, "solved": self.solved,
                 "k": self.k, "interval": self.interval, "notes": self.notes}
+
+
+def _digits(digits: Any) -> int:
+    return check_int("digits", digits, lo=1, hi=17)
 
 
 def _fmt(x: float | None, digits: int) -> str:
@@ -132,6 +173,15 @@ class Comparison:
     records: tuple[BoundRecord, ...]
     description: str = ""
 
+    def __post_init__(self):
+        if isinstance(self.records, str | bytes) or not isinstance(self.records, tuple | list):
+            raise TypeError(f"`records` must be a tuple of BoundRecord; got "
+                            f"records={self.records!r:.60}")
+        for i, r in enumerate(self.records):
+            check_instance(f"records[{i}]", r, BoundRecord, "a BoundRecord")
+        object.__setattr__(self, "records", tuple(self.records))
+        check_str("description", self.description)
+
     def __iter__(self):
         return iter(self.records)
 
@@ -162,6 +212,7 @@ class Comparison:
 
     def to_text(self, digits: int = 5) -> str:
         """An aligned plain-text table (``digits`` significant digits)."""
+        digits = _digits(digits)
         head = ["method", "kind", "epsilon", "delta", "bracket", "notes"]
         rows = self._rows(digits, _fmt)
         widths = [max(len(head[c]), *(len(r[c]) for r in rows)) if rows else len(head[c])
@@ -179,6 +230,7 @@ class Comparison:
 
     def to_markdown(self, digits: int = 5) -> str:
         """A GitHub-flavoured Markdown table."""
+        digits = _digits(digits)
         head = ["Method", "Kind", "ε", "δ", "Bracket", "Notes"]
         out = ["| " + " | ".join(head) + " |", "|" + "|".join(
             ["---", "---", "---:", "---:", "---", "---"]) + "|"]
@@ -188,6 +240,7 @@ class Comparison:
 
     def to_latex(self, digits: int = 4, *, notes: bool = True) -> str:
         r"""A LaTeX ``tabular`` (needs ``\usepackage{booktabs}``); numbers in math mode."""
+        digits, notes = _digits(digits), check_bool("notes", notes)
         cols = "llrrl" + ("l" if notes else "")
         head = [r"Method", r"Kind", r"$\varepsilon$", r"$\delta$", r"Bracket"]
         if notes:
@@ -228,6 +281,25 @@ class EpsilonCurves:
     delta: float
     columns: Mapping[str, np.ndarray]
     kinds: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        k = as_real_array("k", self.k, lo=1.0, max_ndim=1, min_size=1)
+        k.setflags(write=False)
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "delta", check_real("delta", self.delta, lo=0.0, hi=1.0))
+        for name, table in (("columns", self.columns), ("kinds", self.kinds)):
+            if not isinstance(table, Mapping):
+                raise TypeError(f"`{name}` must be a mapping from method to values; got "
+                                f"{name}={table!r:.60}")
+        for m, v in self.columns.items():
+            check_choice("columns", m, tuple(METHODS))
+            arr = np.asarray(v)
+            if arr.dtype.kind not in "fiu" or arr.shape != k.shape:
+                raise ValueError(f"`columns` must hold one number per `k` ({k.size}) for "
+                                 f"each method; got {m!r}: {v!r:.60}")
+        for m, kd in self.kinds.items():
+            check_choice("kinds", m, tuple(METHODS))
+            check_choice("kinds", kd, _KINDS)
 
     def to_dict(self) -> dict[str, np.ndarray]:
         """``{"k": ks, method: epsilons, ...}``."""

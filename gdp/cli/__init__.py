@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -52,10 +53,14 @@ from .commands import (
 )
 from .output import _progress
 from .plotting import _cmd_plot, add_plot_options
-from .specs import _MECH_HELP, _float, _int
+from .specs import _MECH_HELP, _count, _real
 from .sql import add_sql
 
 __all__ = ["build_parser", "main"]
+
+#: limits of the image flags: a figure of at most _SIZE_MAX inches at _DPI_MAX dots per inch
+#: (and at most 8000 pixels a side, checked by ``gdp plot``)
+_SIZE_MAX, _DPI_MAX = 40.0, 1200
 
 # ------------------------------------------------------------------- parsing
 class _Parser(argparse.ArgumentParser):
@@ -96,12 +101,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("convert", help="convert between mu, (eps, delta)",
                        description="Exact mu-GDP conversions: give two of mu, eps, delta "
                        "(DRS Cor. 2.13). --sigma S [--sensitivity D] stands for mu = D/S.")
-    p.add_argument("--mu", type=_float, help="Gaussian DP parameter mu >= 0")
-    p.add_argument("--sigma", type=_float, help="Gaussian noise std (mu = sensitivity/sigma)")
-    p.add_argument("--sensitivity", type=_float, default=1.0,
-                   help="l2 sensitivity for --sigma (default 1)")
-    p.add_argument("--eps", type=_float, nargs="+", help="epsilon >= 0 (one or several)")
-    p.add_argument("--delta", type=_float, nargs="+", help="delta in [0, 1] (one or several)")
+    p.add_argument("--mu", type=_real("mu", lo=0.0, finite=False),
+                   help="Gaussian DP parameter mu >= 0")
+    p.add_argument("--sigma", type=_real("sigma", lo=0.0, lo_open=True),
+                   help="Gaussian noise std (mu = sensitivity/sigma)")
+    p.add_argument("--sensitivity", type=_real("sensitivity", lo=0.0, lo_open=True),
+                   help="l2 sensitivity: of --sigma (default 1), or, with a mu, prints the "
+                   "sigma of the Gaussian mechanism (sigma = sensitivity/mu)")
+    p.add_argument("--eps", type=_real("eps", lo=0.0, finite=False), nargs="+",
+                   help="epsilon >= 0 (one or several)")
+    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0), nargs="+",
+                   help="delta in [0, 1] (one or several)")
     common(p)
     p.set_defaults(func=_cmd_convert)
 
@@ -110,14 +120,16 @@ def build_parser() -> argparse.ArgumentParser:
                        "exactly over the steps) with its numeric bracket, the mu of a "
                        "Gaussian with the same (eps, delta), and the CLT mu of Bu et al. for "
                        "comparison.")
-    p.add_argument("--sigma", type=_float, required=True, help="noise multiplier")
+    p.add_argument("--sigma", type=_real("sigma", lo=0.0, lo_open=True, least=1e-300),
+                   required=True, help="noise multiplier")
     add_run_options(p)
-    p.add_argument("--delta", type=_float, default=1e-5, help="target delta (default 1e-5)")
+    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+                   default=1e-5, help="target delta (default 1e-5)")
     p.add_argument("--sampler", choices=gdp.sampling.SAMPLERS, default="poisson",
                    help="how batches are drawn (default poisson; see docs/samplers.md)")
     p.add_argument("--neighbours", choices=gdp.sampling.NEIGHBOURS, default="add-remove",
                    help="neighbour relation (default add-remove)")
-    p.add_argument("--group-size", type=_int, default=1,
+    p.add_argument("--group-size", type=_count("group-size"), default=1,
                    help="examples per user, for user-level privacy (default 1)")
     common(p, progress=True)
     p.set_defaults(func=_cmd_dpsgd)
@@ -134,9 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mechanism spec, e.g. gauss:1 lap:0.5 rr:1 eps-delta:1,1e-6 "
                    "gauss:0.5x100")
     p.add_argument("--file", help="JSON file with a list of mechanisms")
-    p.add_argument("--delta", type=_float, nargs="+", default=[1e-5],
-                   help="delta values for eps(delta) (default 1e-5)")
-    p.add_argument("--eps", type=_float, nargs="+", help="eps values for delta(eps)")
+    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True), nargs="+",
+                   default=[1e-5], help="delta values for eps(delta) (default 1e-5)")
+    p.add_argument("--eps", type=_real("eps", lo=0.0), nargs="+",
+                   help="eps values for delta(eps)")
     common(p, progress=True)
     p.set_defaults(func=_cmd_compose)
 
@@ -145,11 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "several accountants (basic, advanced, KOV, RDP, CLT, exact).")
     p.add_argument("mechanism", metavar="MECH",
                    help="mechanism spec, e.g. rr:0.1, gauss:0.1, or dpsgd:SIGMA,P (steps = k)")
-    p.add_argument("--k", type=_int, nargs="+", default=[1, 10, 100, 1000],
+    p.add_argument("--k", type=_count("k"), nargs="+", default=[1, 10, 100, 1000],
                    help="numbers of compositions (default 1 10 100 1000); one k prints "
                    "the full table with notes")
-    p.add_argument("--delta", type=_float, default=1e-5, help="target delta (default 1e-5)")
-    p.add_argument("--eps", type=_float, help="also compute delta at this eps (single --k)")
+    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+                   default=1e-5, help="target delta (default 1e-5)")
+    p.add_argument("--eps", type=_real("eps", lo=0.0),
+                   help="also compute delta at this eps (single --k)")
     p.add_argument("--format", choices=["text", "markdown", "latex"], default="text",
                    help="table format for a single --k (default text)")
     common(p, progress=True)
@@ -164,14 +179,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="e.g. gauss:1 'rr:0.5x10+gauss:0.3'")
     p.add_argument("-o", "--out", required=True, help="output file (.png, .pdf, .svg)")
     p.add_argument("--profile", action="store_true", help="plot delta(eps) instead")
-    p.add_argument("--eps-max", type=_float, default=6.0, help="eps range for --profile")
+    p.add_argument("--eps-max", type=_real("eps_max", lo=0.0, hi=700.0, lo_open=True),
+                   default=6.0, help="eps range for --profile (at most 700)")
     p.add_argument("--log-alpha", action="store_true", help="logarithmic alpha axis")
     p.add_argument("--shade", action="store_true", help="shade the guaranteed region")
     p.add_argument("--label", nargs="+", help="legend labels (one per curve)")
     p.add_argument("--title", help="axes title")
     p.add_argument("--csv", help="also write the plotted numbers to this CSV file")
-    p.add_argument("--dpi", type=_int, default=160, help="resolution (default 160)")
-    p.add_argument("--size", type=_float, default=4.8, help="figure size in inches")
+    p.add_argument("--dpi", type=_count("dpi", lo=10, hi=_DPI_MAX), default=160,
+                   help=f"resolution (default 160, at most {_DPI_MAX})")
+    p.add_argument("--size", type=_real("size", lo=0.5, hi=_SIZE_MAX), default=4.8,
+                   help=f"figure size in inches (0.5 to {_SIZE_MAX:g})")
     add_plot_options(p)
     common(p, progress=True)
     p.set_defaults(func=_cmd_plot)
@@ -184,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="cheaper settings (for tests)")
     p.add_argument("--format", nargs="+", default=["png", "pdf"], choices=["png", "pdf", "svg"],
                    help="file formats (default: png pdf)")
-    p.add_argument("--dpi", type=_int, default=300, help="PNG resolution (default 300)")
+    p.add_argument("--dpi", type=_count("dpi", lo=10, hi=_DPI_MAX), default=300,
+                   help=f"PNG resolution (default 300, at most {_DPI_MAX})")
     p.add_argument("--only", nargs="+", metavar="NAME", help="draw only these figures")
     p.add_argument("--no-demo", action="store_true", help="skip the worked example")
     common(p, progress=True)
@@ -214,18 +233,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     prog = f"gdp {args.command}"
-    try:
-        return int(args.func(args))
-    except (ValueError, TypeError) as exc:
-        _progress(args).close()
-        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except (RuntimeError, NotImplementedError, OSError) as exc:
-        _progress(args).close()
-        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
-        return 1
-    finally:
-        _progress(args).close()
+    # warnings of the library are collected: one line each after a success, none after an
+    # error (whose one line says it all)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            status = int(args.func(args))
+        except (ValueError, TypeError) as exc:
+            _progress(args).close()
+            print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+            return 2
+        except (RuntimeError, NotImplementedError, OSError) as exc:
+            _progress(args).close()
+            print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            _progress(args).close()
+            print(f"{prog}: interrupted", file=sys.stderr)
+            return 130
+        except Exception as exc:  # noqa: BLE001 - never a traceback: a bug, said in one line
+            _progress(args).close()
+            print(f"{prog}: error: internal error ({type(exc).__name__}): {_one_line(exc)}",
+                  file=sys.stderr)
+            return 1
+        finally:
+            _progress(args).close()
+    shown = set()
+    for w in caught:  # numpy's floating-point RuntimeWarnings are internals, not news
+        msg = _one_line(w.message)
+        if issubclass(w.category, DeprecationWarning | RuntimeWarning) or msg in shown:
+            continue
+        shown.add(msg)
+        print(f"{prog}: warning: {msg}", file=sys.stderr)
+    return status
 
 
 def _one_line(exc: BaseException) -> str:

@@ -21,7 +21,7 @@ import gdp
 
 from .._validation import check_int, check_real
 from .output import _bracket_text, _delta_report, _emit_json, _eps_report, _g, _progress
-from .specs import _float, _int
+from .specs import _count, _real
 
 __all__ = ["add_run_options", "schedule_from_args", "add_calibrate", "add_account"]
 
@@ -29,13 +29,15 @@ __all__ = ["add_run_options", "schedule_from_args", "add_calibrate", "add_accoun
 # ------------------------------------------------------------------- the run
 def add_run_options(p: argparse.ArgumentParser) -> None:
     """``--p | --batch-size --dataset-size``, ``--steps | --epochs``, ``--convention``."""
-    p.add_argument("--p", type=_float, help="sampling rate (or give --batch-size and "
-                   "--dataset-size)")
-    p.add_argument("--batch-size", type=_int, help="expected batch size (with --dataset-size)")
-    p.add_argument("--dataset-size", type=_int, help="number of training examples")
-    p.add_argument("--steps", type=_int, help="number of steps")
-    p.add_argument("--epochs", type=_float, help="number of epochs (steps and rate from the "
-                   "convention)")
+    p.add_argument("--p", type=_real("p", lo=0.0, hi=1.0, lo_open=True),
+                   help="sampling rate (or give --batch-size and --dataset-size)")
+    p.add_argument("--batch-size", type=_count("batch_size"),
+                   help="expected batch size (with --dataset-size)")
+    p.add_argument("--dataset-size", type=_count("dataset_size"),
+                   help="number of training examples")
+    p.add_argument("--steps", type=_count("steps"), help="number of steps")
+    p.add_argument("--epochs", type=_real("epochs", lo=0.0, lo_open=True),
+                   help="number of epochs (steps and rate from the convention)")
     p.add_argument("--convention", choices=gdp.accounting.CONVENTIONS, default="tf",
                    help="epochs to steps: 'tf' (TF-privacy, BDLS: p = B/n, steps = "
                    "ceil(epochs n/B); the default) or 'opacus' (p = 1/ceil(n/B), steps = "
@@ -65,7 +67,10 @@ def schedule_from_args(args: argparse.Namespace) -> gdp.Schedule:
                             convention=args.convention, **size)
     if args.epochs is None:
         raise ValueError("give the number of steps --steps, or --epochs")
-    return gdp.epochs_to_steps(epochs=args.epochs, convention=args.convention, **size)
+    try:
+        return gdp.epochs_to_steps(epochs=args.epochs, convention=args.convention, **size)
+    except (ValueError, TypeError) as exc:  # name the flags the values came from
+        raise type(exc)(f"--epochs/--batch-size/--dataset-size: {exc}") from None
 
 
 # ------------------------------------------------------------------- calibrate
@@ -77,19 +82,27 @@ def add_calibrate(sub: Any, common: Callable[..., None]) -> None:
                        "--eps (or whose curve dominates G_mu): exact by default (the sound "
                        "eps of gdp.dpsgd, checked at the sigma returned), or the RDP "
                        "accountant, or the CLT (an approximation).")
-    p.add_argument("--eps", type=_float, help="target epsilon (with --delta)")
-    p.add_argument("--delta", type=_float, help="delta of the eps target")
-    p.add_argument("--mu", type=_float, help="target mu (mu-GDP) instead of eps")
+    p.add_argument("--eps", type=_real("eps", lo=0.0), help="target epsilon (with --delta)")
+    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True),
+                   help="delta of the eps target (> 0: Gaussian noise has delta > 0 at "
+                   "every eps)")
+    p.add_argument("--mu", type=_real("mu", lo=0.0, lo_open=True),
+                   help="target mu (mu-GDP) instead of eps")
     add_run_options(p)
     p.add_argument("--method", choices=["exact", "rdp", "clt"], default="exact",
                    help="exact (default; sound), rdp (sound, looser) or clt (approximation)")
-    p.add_argument("--rtol", type=_float, default=1e-3,
-                   help="relative precision of sigma (default 1e-3)")
+    p.add_argument("--rtol", type=_real("rtol", lo=0.0, hi=1.0, lo_open=True, least=1e-12),
+                   default=1e-3, help="relative precision of sigma (default 1e-3)")
     common(p, progress=True)
     p.set_defaults(func=_cmd_calibrate)
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
+    if (args.mu is None) == (args.eps is None):
+        raise ValueError("give exactly one target: --eps (with --delta) or --mu")
+    if (args.eps is None) != (args.delta is None):
+        raise ValueError("`delta` is required with an `eps` target, and only with it: give "
+                         "--delta with --eps")
     sched = schedule_from_args(args)
     prog = _progress(args)
     prog.note(f"calibrating sigma for {sched.steps} steps at p={_g(sched.sample_rate)} "
@@ -132,9 +145,10 @@ def add_account(sub: Any, common: Callable[..., None]) -> None:
                        "delta (sound, with the bracket), delta at eps, the budget and what "
                        "is left of it, and how epochs became steps.")
     p.add_argument("file", help="JSON file")
-    p.add_argument("--delta", type=_float, nargs="+", default=[1e-5],
-                   help="delta values for eps(delta) (default 1e-5)")
-    p.add_argument("--eps", type=_float, nargs="+", help="eps values for delta(eps)")
+    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True), nargs="+",
+                   default=[1e-5], help="delta values for eps(delta) (default 1e-5)")
+    p.add_argument("--eps", type=_real("eps", lo=0.0), nargs="+",
+                   help="eps values for delta(eps)")
     p.add_argument("--neighbours", choices=gdp.accounting.NEIGHBOURS,
                    help="neighbour relation of a DpEvent (default add_remove; a ledger "
                    "carries its own)")

@@ -14,11 +14,12 @@ import math
 import sys
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import gdp
 
-from .._validation import check_int, check_real
+from .._validation import check_count, check_real
 from ..core.tradeoff import TradeOff
 from ..plot.base import label_text
 from .accounting import schedule_from_args
@@ -38,22 +39,27 @@ __all__ = ["dpsgd_report", "demo_report", "demo_text"]
 # ---------------------------------------------------------------- commands
 def _cmd_convert(args: argparse.Namespace) -> int:
     mu = args.mu
+    sens = 1.0 if args.sensitivity is None else args.sensitivity
     if args.sigma is not None:
         if mu is not None:
             raise ValueError("give either --mu or --sigma, not both")
-        sigma = check_real("sigma", args.sigma, lo=0.0, lo_open=True)
-        sens = check_real("sensitivity", args.sensitivity, lo=0.0, lo_open=True)
-        mu = sens / sigma
+        mu = float(gdp.mu_from_sigma(sens, args.sigma))
     given = {k: v for k, v in (("mu", mu), ("eps", args.eps), ("delta", args.delta))
              if v is not None}
     if len(given) != 2:
         raise ValueError("give exactly two of --mu (or --sigma), --eps, --delta; got "
                          + (", ".join("--" + k for k in given) or "none"))
-    rows = [_convert_one(mu, e, d) for e, d in _convert_pairs(args.eps, args.delta)]
-    for res, _ in rows:
+    rows = []
+    for res, text in (_convert_one(mu, e, d) for e, d in _convert_pairs(args.eps, args.delta)):
         if args.sigma is not None:
-            res["sigma"] = float(args.sigma)
-            res["sensitivity"] = float(args.sensitivity)
+            res["sigma"], res["sensitivity"] = float(args.sigma), float(sens)
+        elif args.sensitivity is not None:
+            # the noise of the Gaussian mechanism with this sensitivity: sigma =
+            # sensitivity/mu (rounded up, never less noise than mu needs; mu = 0: infinite)
+            sigma = float(gdp.sigma_from_mu(sens, res["mu"])) if res["mu"] > 0 else math.inf
+            res["sensitivity"], res["sigma"] = float(sens), sigma
+            text += f"; sigma = sensitivity/mu = {_g(sigma)} for sensitivity {_g(sens)}"
+        rows.append((res, text))
     if args.json:
         _emit_json(rows[0][0] if len(rows) == 1 else {"results": [r for r, _ in rows]})
     else:
@@ -90,7 +96,7 @@ def _convert_one(mu: float | None, eps: float | None,
 
 
 def _dpsgd_params(args: argparse.Namespace) -> tuple[float, float, int]:
-    sigma = check_real("sigma", args.sigma, lo=0.0, lo_open=True)
+    sigma = args.sigma  # checked by its type when parsed
     run = schedule_from_args(args)
     return sigma, run.sample_rate, run.steps
 
@@ -129,7 +135,7 @@ def dpsgd_report(sigma: float, p: float, steps: int, delta: float,
 def _cmd_dpsgd(args: argparse.Namespace) -> int:
     sigma, p, steps = _dpsgd_params(args)
     delta = check_real("delta", args.delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    k = check_int("group_size", args.group_size, lo=1)
+    k = check_count("group_size", args.group_size)
     if args.batch_size is not None and k > args.batch_size:
         raise ValueError(f"`group_size` must be at most `batch_size`; got group_size={k}, "
                          f"batch_size={args.batch_size}")
@@ -162,8 +168,7 @@ def _cmd_compose(args: argparse.Namespace) -> int:
     terms += [parse_mechanism(s) for s in args.mechanisms]
     if not terms:
         raise ValueError("give mechanisms (e.g. gauss:1 lap:0.5x10) or --file FILE.json")
-    deltas = [check_real("delta", d, lo=0.0, hi=1.0, lo_open=True) for d in args.delta]
-    epss = [check_real("eps", e, lo=0.0) for e in (args.eps or [])]
+    deltas, epss = list(args.delta), list(args.eps or [])
     total = sum(n for _, n in terms)
     prog = _progress(args)
     prog.note(f"composing {total} mechanisms ...")
@@ -225,14 +230,18 @@ def _compare_target(spec: str) -> tuple[Any, dict[str, float] | None]:
             sigma, p = (float(v) for v in parts)
         except ValueError:
             raise ValueError(f"mechanism {spec!r}: parameters must be numbers") from None
+        try:
+            sigma = check_real("sigma", sigma, lo=0.0, lo_open=True)
+            p = check_real("p", p, lo=0.0, hi=1.0, lo_open=True)
+        except ValueError as exc:
+            raise ValueError(f"mechanism {spec!r}: {exc}") from None
         return None, {"sigma": sigma, "p": p}
     return parse_curve(spec), None
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     f, sgd = _compare_target(args.mechanism)
-    ks = [check_int("k", k, lo=1) for k in args.k]
-    delta = check_real("delta", args.delta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    ks, delta = list(args.k), args.delta
     prog = _progress(args)
     if len(ks) == 1:
         compare = gdp.compare
@@ -279,6 +288,22 @@ def demo_report(progress: Callable[[str], None] | None = None) -> dict[str, Any]
             "dpsgd": dpsgd_report(1.1, 0.01, 10_000, delta, progress=progress)}
 
 
+#: the largest image side of ``gdp plot`` in pixels (--size times --dpi)
+_PIXELS_MAX = 8000
+
+
+def _writable(flag: str, path: str) -> Path:
+    """An output path whose directory exists (no directories are created silently)."""
+    out = Path(path)
+    if not str(path).strip() or out.name in ("", ".", ".."):
+        raise ValueError(f"{flag} must name a file; got {path!r}")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"{flag}: the directory {str(parent)!r} does not exist (create it "
+                         "first)")
+    return out
+
+
 def demo_text(progress: Callable[[str], None] | None = None) -> str:
     """The worked example printed by ``gdp demo`` and after ``gdp figures``."""
     d = demo_report(progress)
@@ -321,6 +346,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     matplotlib.use("Agg", force=True)
     from ..plot import figures
 
+    _writable("--out", args.out)  # the directory is created, its parent must exist
     prog = _progress(args)
     written, failed = figures.draw_all(args.out, quick=args.quick, formats=args.format,
                                        dpi=args.dpi, names=args.only or None, progress=prog)

@@ -20,8 +20,9 @@ import gdp
 
 from .._validation import check_int, check_real
 from ..bounds.tables import METHODS
+from .commands import _PIXELS_MAX, _writable
 from .output import _emit_json, _progress
-from .specs import _float, _int, parse_curve
+from .specs import _count, _real, parse_curve
 
 __all__ = ["add_plot_options"]
 
@@ -36,9 +37,10 @@ def add_plot_options(p: argparse.ArgumentParser) -> None:
                    "(default: --size square, matplotlib's fonts); fonts are TrueType always")
     g = p.add_argument_group("gdp plot compare MECH (epsilon against the number of "
                              "compositions k, one line per accounting method)")
-    g.add_argument("--k", type=_int, nargs="+", metavar="K",
+    g.add_argument("--k", type=_count("k"), nargs="+", metavar="K",
                    help="numbers of compositions (default 1 3 10 30 100 300 1000)")
-    g.add_argument("--delta", type=_float, default=1e-5, help="target delta (default 1e-5)")
+    g.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+                   default=1e-5, help="target delta in (0, 1) (default 1e-5)")
     g.add_argument("--methods", nargs="+", choices=list(METHODS), metavar="METHOD",
                    help=f"a subset of {', '.join(METHODS)} (default all)")
 
@@ -61,9 +63,19 @@ def _figure(args: argparse.Namespace) -> tuple[Any, Any]:
     return Figure(figsize=size, layout="constrained"), ctx
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Before any work: --out (and --csv) in existing directories (none is created
+    silently), and an image of at most _PIXELS_MAX pixels a side."""
+    _writable("--out", args.out)
+    if args.csv:
+        _writable("--csv", args.csv)
+    if args.style is None and args.size * args.dpi > _PIXELS_MAX:
+        raise ValueError(f"--size times --dpi must be at most {_PIXELS_MAX} pixels; got "
+                         f"size={args.size:g}, dpi={args.dpi}")
+
+
 def _save(args: argparse.Namespace, fig: Any, data: Any, what: dict[str, Any]) -> int:
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}.get(
         out.suffix.lower().lstrip("."), {"Software": None})
     fig.savefig(out, dpi=args.dpi, metadata=meta)
@@ -81,6 +93,7 @@ def _save(args: argparse.Namespace, fig: Any, data: Any, what: dict[str, Any]) -
 def _cmd_plot(args: argparse.Namespace) -> int:
     from .. import plot as gplot
 
+    _check_outputs(args)
     if args.curves[0] == "compare":
         return _plot_compare(args)
     curves = [parse_curve(s) for s in args.curves]

@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import gdp
 
-from .._validation import check_int, check_real
+from .._validation import MAX_COUNT, check_count, check_real
 from ..core.tradeoff import TradeOff
 
 __all__ = ["parse_mechanism", "parse_curve", "load_mechanisms"]
 
 def _float(text: str) -> float:
+    """A number on the command line (``inf`` and ``nan`` parse; the flag's own check, see
+    :func:`_real`, refuses what its rule does not allow)."""
     try:
         return float(text)
     except ValueError:
@@ -30,16 +34,42 @@ def _float(text: str) -> float:
 
 
 def _int(text: str) -> int:
+    """An integer on the command line (``1e3`` allowed when integral)."""
     try:
         return int(text)
     except ValueError:
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if not v.is_integer():
+        v = _float(text)
+        if not (math.isfinite(v) and v.is_integer()):
             raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
         return int(v)
+
+
+def _real(name: str, *, least: float | None = None, **rule: Any) -> Callable[[str], float]:
+    """An argparse type: a number checked by :func:`gdp._validation.check_real` with
+    ``rule`` (and at least ``least``); argparse prefixes the message with the flag
+    (``argument --delta: ...``)."""
+    def parse(text: str) -> float:
+        try:
+            v = check_real(name, _float(text), **rule)
+        except (ValueError, TypeError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        if least is not None and v < least:
+            raise argparse.ArgumentTypeError(f"`{name}` must be at least {least:g}; got "
+                                             f"{name}={v!r}")
+        return v
+    parse.__name__ = name
+    return parse
+
+
+def _count(name: str, **rule: Any) -> Callable[[str], int]:
+    """An argparse type: an integer checked by :func:`gdp._validation.check_count`."""
+    def parse(text: str) -> int:
+        try:
+            return check_count(name, _int(text), **rule)
+        except (ValueError, TypeError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__ = name
+    return parse
 
 
 _MECH_HELP = """mechanisms (name:params, optional repetition xN):
@@ -82,7 +112,7 @@ def _build(kind: str, params: Sequence[float]) -> TradeOff:
         sigma = check_real("sigma", params[0], lo=0.0, lo_open=True)
         return gdp.subsample(gdp.G_mu(1.0 / sigma), params[1])
     if kind == "dpsgd":
-        steps = check_int("steps", params[2], lo=1)
+        steps = check_count("steps", params[2])
         return gdp.dpsgd(sigma=params[0], p=params[1], steps=steps)
     raise ValueError(f"unknown mechanism {kind!r}")  # pragma: no cover - guarded by caller
 
@@ -105,8 +135,9 @@ def parse_mechanism(spec: str) -> tuple[TradeOff, int]:
     m = _REPEAT.match(text)
     if m:
         text, reps = m.group("body"), int(m.group("n"))
-        if reps < 1:
-            raise ValueError(f"repetition must be at least 1; got {spec!r}")
+        if not 1 <= reps <= MAX_COUNT:
+            raise ValueError(f"mechanism {spec!r}: repetition must be at least 1 and at most "
+                             "10**15")
     name, _, args = text.partition(":")
     kind = _ALIASES.get(name.strip())
     if kind is None:
@@ -122,7 +153,10 @@ def parse_mechanism(spec: str) -> tuple[TradeOff, int]:
         values = [float(s) for s in parts]
     except ValueError:
         raise ValueError(f"mechanism {spec!r}: parameters must be numbers") from None
-    return _build(kind, values), reps
+    try:
+        return _build(kind, values), reps
+    except (ValueError, TypeError) as exc:  # name the spec the user typed
+        raise type(exc)(f"mechanism {spec!r}: {exc}") from None
 
 
 def parse_curve(spec: str) -> TradeOff:
@@ -186,7 +220,10 @@ def load_mechanisms(path: str | Path) -> list[tuple[TradeOff, int]]:
         if missing:
             raise ValueError(f"{path}: entry {i} ({kind}): missing field(s) "
                              f"{', '.join(missing)}")
-        reps = check_int("repeat", entry.get("repeat", 1), lo=1)
-        params = [check_real(f, entry[f], finite=True) for f in fields]
-        out.append((_build(kind, params), reps))
+        try:
+            reps = check_count("repeat", entry.get("repeat", 1))
+            params = [check_real(f, entry[f], finite=True) for f in fields]
+            out.append((_build(kind, params), reps))
+        except (ValueError, TypeError) as exc:  # name the file and the entry
+            raise type(exc)(f"{path}: entry {i} ({kind}): {exc}") from None
     return out

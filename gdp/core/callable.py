@@ -17,10 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_real
+from .._validation import check_bool, check_callable, check_count, check_real, check_str
 from .tradeoff import Inverse, TradeOff
 
 __all__ = ["Callable1D", "from_callable"]
+
+_N_CHECK_MAX = 10**7
 
 # ---------------------------------------------------------------------------
 # generic wrappers
@@ -32,6 +34,11 @@ class Callable1D(TradeOff):
     fn: Callable[[np.ndarray], Any]
     name: str = "f"
     symmetric: bool = False
+
+    def __post_init__(self):
+        check_callable("fn", self.fn)
+        check_str("name", self.name)
+        object.__setattr__(self, "symmetric", check_bool("symmetric", self.symmetric))
 
     def _f(self, alpha):
         alpha = np.asarray(alpha, dtype=float)
@@ -72,9 +79,11 @@ def from_callable(fn: Callable[[Any], Any], *, name: str = "f", symmetric: bool 
     ...
     ValueError: `fn` is not convex: its slope decreases at alpha=0.6665
     """
-    if not callable(fn):
-        raise TypeError(f"`fn` must be callable; got fn={fn!r}")
-    n_check = check_int("n_check", n_check, lo=11)
+    check_callable("fn", fn)
+    check_str("name", name)
+    symmetric = check_bool("symmetric", symmetric)
+    n_check = check_count("n_check", n_check, lo=11, hi=_N_CHECK_MAX,
+                          why="the function is evaluated on that many points at once")
     tol = check_real("tol", tol, lo=0.0)
     tails = np.logspace(-12, -1, 100)
     x = np.unique(np.concatenate([np.linspace(0, 1, n_check), tails, 1 - tails]))
@@ -122,6 +131,6 @@ def from_callable(fn: Callable[[Any], Any], *, name: str = "f", symmetric: bool 
         xi = np.linspace(0, 1, 201)
         gap = np.abs(Inverse(g)._f(xi) - g._f(xi))
         if np.max(gap) > 1e-6:
-            raise ValueError("`fn` was declared symmetric but f != f^{-1}: they differ by "
+            raise ValueError("`fn` was declared `symmetric` but f != f^{-1}: they differ by "
                              f"{float(np.max(gap)):.3g} at alpha={float(xi[np.argmax(gap)])!r}")
-    return Callable1D(fn=fn, name=name, symmetric=bool(symmetric))
+    return Callable1D(fn=fn, name=name, symmetric=symmetric)

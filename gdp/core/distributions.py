@@ -15,11 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_real_array, check_int
+from .._validation import as_real_array, check_count, check_str
 from .piecewise import _piecewise_from_pmfs
 from .tradeoff import Bracketed, TradeOff
 
 __all__ = ["from_distributions"]
+
+_N_GRID_MAX = 10**7
 
 def from_distributions(P: Any, Q: Any, *, n_grid: int = 20001,
                        name: str = "T(P,Q)") -> TradeOff:
@@ -52,18 +54,21 @@ def from_distributions(P: Any, Q: Any, *, n_grid: int = 20001,
     >>> float(h.gap(0.05)) < 1e-6
     True
     """
+    check_str("name", name)
+    n_grid = check_count("n_grid", n_grid, lo=10, hi=_N_GRID_MAX,
+                         why="the line is cut into that many cells per distribution")
     cont = [all(hasattr(D, m) for m in ("cdf", "sf", "ppf", "isf", "logpdf")) for D in (P, Q)]
     if any(hasattr(D, "pmf") for D in (P, Q)):
         raise TypeError("`P` and `Q` must be two arrays of probabilities (pmfs) or two frozen "
                         "scipy.stats continuous distributions; for a scipy discrete "
                         "distribution pass its pmf on the common support as an array")
     if all(cont):
-        return _from_continuous(P, Q, n_grid=check_int("n_grid", n_grid, lo=10), name=name)
+        return _from_continuous(P, Q, n_grid=n_grid, name=name)
     if any(cont):
         raise TypeError("`P` and `Q` must be of the same kind: two pmfs (arrays) or two "
                         "frozen scipy.stats continuous distributions")
-    p = as_real_array("P", P, lo=0.0).reshape(-1)
-    q = as_real_array("Q", Q, lo=0.0).reshape(-1)
+    p = as_real_array("P", P, lo=0.0, max_ndim=1).reshape(-1)
+    q = as_real_array("Q", Q, lo=0.0, max_ndim=1).reshape(-1)
     if p.size != q.size or p.size == 0:
         raise ValueError(f"`P` and `Q` must be non-empty pmfs of the same length; got lengths "
                          f"{p.size} and {q.size}")

@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import EPS, lower_convex_hull, upper_envelope
-from .._validation import as_probability_array, as_real_array
+from .._numerics import EPS, affine_exp_upper, lower_convex_hull, upper_envelope
+from .._validation import as_probability_array, as_real_array, check_bool, check_str
+from .dominance import interp_lower
 from .tradeoff import TradeOff, _inv_label
 
 __all__ = ["Identity", "identity", "PiecewiseLinear", "from_curve", "from_privacy_profile"]
@@ -45,9 +46,25 @@ class Identity(TradeOff):
 
     def _hockey(self, eps):
         eps = np.asarray(eps, dtype=float)
-        # sup_x (x - e^eps x) = max(0, 1 - e^eps)
+        # sup_x (x - e^eps x) = max(0, 1 - e^eps); expm1 errs by at most an ulp: raised
         with np.errstate(over="ignore"):
-            return np.maximum(0.0, -np.expm1(eps))
+            return np.minimum(np.maximum(0.0, -np.expm1(eps)) * (1.0 + 2 * EPS), 1.0)
+
+    def _hockey_upper(self, eps):
+        return self._hockey(eps)
+
+    def _hockey_lower(self, eps):
+        with np.errstate(over="ignore"):
+            return np.maximum(0.0, -np.expm1(np.asarray(eps, dtype=float))) * (1.0 - 2 * EPS)
+
+    def _omf_lower(self, alpha):
+        return np.asarray(alpha, dtype=float)
+
+    def _lines(self):
+        return np.array([0.0]), np.array([0.0]), True
+
+    def _symmetric_exact(self):
+        return True
 
     def _loss_sf(self, t):
         return np.where(np.asarray(t) < 0, 1.0, 0.0)
@@ -57,9 +74,6 @@ class Identity(TradeOff):
 
     def _atoms(self):
         return np.array([0.0]), np.array([1.0]), np.array([1.0])
-
-    def _segments(self):
-        return np.array([0.0]), np.array([0.0])
 
     def _group(self, k):
         return self
@@ -103,15 +117,16 @@ class PiecewiseLinear(TradeOff):
     pmfs: Any = field(default=None, repr=False)
 
     def __post_init__(self):
-        a = np.array(self.alpha, dtype=float)
-        b = np.array(self.beta, dtype=float)
-        omb = 1.0 - b if self.one_minus_beta is None else np.array(self.one_minus_beta,
-                                                                    dtype=float)
+        a, b, omb = _check_vertices(self.alpha, self.beta, self.one_minus_beta)
+        check_str("name", self.name)
+        object.__setattr__(self, "symmetric", check_bool("symmetric", self.symmetric))
         for arr in (a, b, omb):
             arr.setflags(write=False)
         object.__setattr__(self, "alpha", a)
         object.__setattr__(self, "beta", b)
         object.__setattr__(self, "one_minus_beta", omb)
+        if self.pmfs is not None:
+            object.__setattr__(self, "pmfs", _check_pmfs(self.pmfs))
 
     def __repr__(self):
         return f"PiecewiseLinear(name={self.name!r}, vertices={self.alpha.size})"
@@ -141,24 +156,30 @@ class PiecewiseLinear(TradeOff):
             q = np.concatenate([[jump], q])
         return loss, p, q
 
-    def _segments(self):
-        da = np.diff(self.alpha)
-        db = np.diff(self.one_minus_beta)
-        ok = (da > 0) & (db > 0)
-        t = np.log(db[ok]) - np.log(da[ok])
-        # line through (alpha_j, beta_j) with slope -e^t: 1 - delta - e^t alpha
-        d = self.one_minus_beta[:-1][ok] - np.exp(t) * self.alpha[:-1][ok]
-        return t, np.clip(d, 0.0, 1.0)
+    def _node_omb(self) -> np.ndarray:
+        """:math:`1 - \beta` at the vertices, as precisely as the curve stores it."""
+        return self.one_minus_beta
+
+    def _pl_data(self):
+        return self.alpha, self._node_omb()
+
+    def _hockey_upper(self, eps):
+        return self._hockey(eps)  # rounded up by its own error bound (below)
+
+    def _omf_lower(self, alpha):
+        if not np.all(np.diff(self.alpha) > 0):
+            return None  # repeated vertices (underflowed alpha): the data are not exact
+        return interp_lower(alpha, self.alpha, self._node_omb())
 
     def _hockey(self, eps):
         # the concave function 1 - e^eps x - f(x) peaks at the vertex where the slope of f
         # crosses -e^eps: after the segments whose loss log(dbeta/dalpha) exceeds eps.
-        # With u the unit roundoff, fl(omb_j - fl(e^eps) a_j) errs by at most 3u s a_j (exp
-        # within 2u, the product u) and 2u omb_j (the difference; omb = 1 - beta if given
-        # so); vertices summed from n pmf masses add _pmf_sum_err(n) of each term. The bound
-        # is added, so the value is never below the exact profile where the terms cancel
+        # With u the unit roundoff, fl(omb_j - fl(e^eps) a_j) errs by at most 4 ulps of
+        # s a_j (exp to 3 ulps, a product) and 2u omb_j (the difference); vertices summed
+        # from n pmf masses add _pmf_sum_err(n) of each term. The bound is added, so the
+        # value is never below the exact profile where the terms cancel near a tiny delta
         eps = np.asarray(eps, dtype=float).reshape(-1)
-        a, omb = self.alpha, self.one_minus_beta
+        a, omb = self.alpha, self._node_omb()
         with np.errstate(divide="ignore", invalid="ignore"):
             loss = np.log(np.diff(omb)) - np.log(np.diff(a))
         loss = np.where(np.isnan(loss), -np.inf, loss)
@@ -169,10 +190,17 @@ class PiecewiseLinear(TradeOff):
         rho = _pmf_sum_err(self.pmfs[0].size) if self.pmfs is not None else 0.0
         with np.errstate(over="ignore", invalid="ignore"):
             s = np.exp(eps)
-            for off in (-1, 0, 1):
+            for off in (-2, -1, 0, 1, 2):
                 j = np.clip(k + off, 0, a.size - 1)
                 sa = np.where(a[j] > 0, s * a[j], 0.0)
-                v = omb[j] - sa + (0.5 * EPS) * (3.0 * sa + 2.0 * omb[j]) + rho * (sa + omb[j])
+                v = omb[j] - sa
+                marg = EPS * (4.0 * sa + omb[j])
+                # where floats cannot tell the sign (an atom's own loss), decimals can
+                unsure = np.flatnonzero((sa > 0) & np.isfinite(sa) & (v <= 0) & (v + marg > 0))
+                v = np.where(sa > 0, v + marg, v) + rho * (sa + omb[j])
+                if 0 < unsure.size <= 1000:
+                    v[unsure] = (affine_exp_upper(omb[j][unsure], eps[unsure], a[j][unsure])
+                                 + rho * (sa[unsure] + omb[j][unsure]))
                 best = np.maximum(best, np.where(np.isnan(v), -np.inf, v))
         return np.minimum(np.where(np.isposinf(eps), omb[0], best), 1.0)
 
@@ -200,6 +228,42 @@ class PiecewiseLinear(TradeOff):
         a = np.concatenate([[0.0], self.beta[::-1]])
         b = np.concatenate([[1.0], self.alpha[::-1]])
         return _make_piecewise(a, b, name=_inv_label(self.name))
+
+
+def _check_pmfs(pmfs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The ``pmfs`` of a :class:`PiecewiseLinear`: a pair of 1-D probability arrays of one
+    length (read-only copies)."""
+    if not (isinstance(pmfs, tuple | list) and len(pmfs) == 2):
+        raise TypeError(f"`pmfs` must be None or a pair (P, Q) of probability arrays; got "
+                        f"pmfs={pmfs!r:.60}")
+    p = np.array(as_probability_array("pmfs", pmfs[0], max_ndim=1))
+    q = np.array(as_probability_array("pmfs", pmfs[1], max_ndim=1))
+    if p.size != q.size or p.size == 0:
+        raise ValueError(f"`pmfs` must be two non-empty pmfs of one length; got {p.size} and "
+                         f"{q.size} masses")
+    for x in (p, q):
+        x.setflags(write=False)
+    return p, q
+
+
+def _check_vertices(alpha: Any, beta: Any, omb: Any) -> tuple[np.ndarray, ...]:
+    """Vertex arrays of a :class:`PiecewiseLinear`: 1-D, in [0, 1], of one length (>= 2),
+    alpha non-decreasing from 0 to 1, beta non-increasing to 0. (``beta <= 1 - alpha`` is not
+    required here: the optimistic side of a numeric composition is an upper bound and may
+    lie above the identity; :func:`from_curve` checks a user's points.)"""
+    a = as_probability_array("alpha", alpha, min_size=2, max_ndim=1)
+    b = as_probability_array("beta", beta, min_size=2, max_ndim=1)
+    o = 1.0 - b if omb is None else as_probability_array("one_minus_beta", omb, max_ndim=1)
+    if not a.size == b.size == o.size:
+        raise ValueError(f"`alpha`, `beta` and `one_minus_beta` must have one length; got "
+                         f"{a.size}, {b.size} and {o.size}")
+    if a[0] != 0.0 or a[-1] != 1.0 or np.any(np.diff(a) < 0):
+        raise ValueError("`alpha` must be non-decreasing from 0 to 1 (the vertices of a curve "
+                         f"on [0, 1]); got alpha={a[0]!r}...{a[-1]!r}")
+    if b[-1] != 0.0 or np.any(np.diff(b) > 0):
+        raise ValueError("`beta` must be non-increasing down to beta[-1] = 0 (a trade-off "
+                         f"function); got beta[-1]={b[-1]!r}")
+    return np.array(a), np.array(b), np.array(o)
 
 
 def _make_piecewise(alpha, beta, *, name: str, symmetric: bool = False,
@@ -328,8 +392,9 @@ def from_curve(alpha: Any, beta: Any, *, repair: bool = False,
     >>> f(0.25)
     0.6
     """
-    a = as_probability_array("alpha", alpha).reshape(-1)
-    b = as_probability_array("beta", beta).reshape(-1)
+    a = as_probability_array("alpha", alpha, max_ndim=1).reshape(-1)
+    b = as_probability_array("beta", beta, max_ndim=1).reshape(-1)
+    check_str("name", name)
     if a.size != b.size:
         raise ValueError(f"`alpha` and `beta` must have the same length; got {a.size} and "
                          f"{b.size}")
@@ -416,10 +481,12 @@ def from_privacy_profile(eps: Any, delta: Any, *, name: str = "f") -> PiecewiseL
     >>> round(f(0.05), 6)
     0.764086
     """
-    e = as_real_array("eps", eps, lo=0.0).reshape(-1)
-    d = as_probability_array("delta", delta).reshape(-1)
-    if e.size == 0 or d.size == 0:
-        raise ValueError("`eps` must hold at least one value; got an empty array")
+    e = as_real_array("eps", eps, lo=0.0, max_ndim=1).reshape(-1)
+    d = as_probability_array("delta", delta, max_ndim=1).reshape(-1)
+    check_str("name", name)
+    for nm, v in (("eps", e), ("delta", d)):
+        if v.size == 0:
+            raise ValueError(f"`{nm}` must hold at least one value; got an empty array")
     try:
         e, d = np.broadcast_arrays(e, d)
     except ValueError:

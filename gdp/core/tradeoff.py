@@ -36,11 +36,14 @@ family overrides when it has a formula ("formula first, numerics second"):
 ``_atoms()``
     For purely atomic laws (piecewise-linear curves), the exact atoms
     ``(loss, p_mass, q_mass)`` including :math:`\pm\infty`; ``None`` otherwise.
-``_segments()``
-    For piecewise-linear curves, the lines :math:`1 - \delta_j - e^{t_j}\alpha` whose
-    upper envelope (with 0) is :math:`f`, as ``(t_j, delta_j)``; ``None`` otherwise.
-    Dominance against such a curve is exact: :math:`g \ge f` iff
-    :math:`\delta_g(t_j) \le \delta_j` for all :math:`j`.
+``_pl_data()``, ``_omf_lower``, ``_lines()``, ``_hockey_upper``, ``_hockey_lower``,
+``_symmetric_exact()``
+    The hooks of the dominance certificates (:mod:`gdp.core.dominance`): the vertex data of
+    a piecewise-linear curve, bounds on :math:`1 - f` and on the profile with every
+    rounding error on the side that makes a certificate harder, the lines whose maximum
+    bounds :math:`f` from above, and whether :math:`f = f^{-1}` holds exactly. The defaults
+    say "unknown" (``None``), except ``_hockey_upper``: ``_hockey`` plus a rounding
+    allowance.
 
 Conventions: ``delta(eps)`` answers for a *mechanism* that is f-DP, which by DRS
 Prop. 2.4 is also :math:`f^S = \max\{f, f^{-1}\}`-DP, so it is the profile of
@@ -65,8 +68,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._numerics import bisect_bracket, float_or_array, upper_envelope
-from .._validation import as_probability_array, as_real_array, check_int, check_real
+from .._numerics import EPS, bisect_bracket, float_or_array
+from .._validation import (
+    as_probability_array,
+    as_real_array,
+    check_callable,
+    check_count,
+    check_instance,
+    check_real,
+    check_str,
+)
+from .dominance import _profile_proof, lines_of_vertices
+from .dominance import _same_vertices as _same_curve
+from .dominance import dominates as _dominates
 from .generic import (
     _generic_epsilon,
     _numeric_hockey,
@@ -81,18 +95,22 @@ __all__ = [
     "register_engine",
 ]
 
-_DOM_ATOL = 1e-15  # absolute float-noise slack of `dominates`
-
-
 # The operators ``@`` and ``**`` need the composition engine, which sits above this floor;
 # the engine registers its entry points here when it is imported (``import gdp`` always
 # imports it), so that the core imports nothing from above.
 _ENGINE: dict[str, Callable[..., Any]] = {}
 
+#: the largest group size of :class:`Group`: a curve without a closed form for group privacy
+#: is iterated k times at every evaluation (ε of an asymmetric generic curve takes ~0.3 s
+#: per unit of k, so minutes at this limit; a profile or a curve value, well under a second)
+GROUP_MAX = 1000
+
 
 def register_engine(*, compose: Callable[..., Any], compose_power: Callable[..., Any]) -> None:
     """Install the composition engine behind ``f @ g`` and ``f ** n`` (called by
     :mod:`gdp.engine` on import)."""
+    check_callable("compose", compose, "the composition engine's compose(*fs)")
+    check_callable("compose_power", compose_power, "the engine's compose_power(f, n)")
     _ENGINE["compose"] = compose
     _ENGINE["compose_power"] = compose_power
 
@@ -148,24 +166,46 @@ class TradeOff:
     def _atoms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         return None
 
-    def _segments(self) -> tuple[np.ndarray, np.ndarray] | None:
-        return None
-
-    def _vertices(self) -> np.ndarray | None:
-        """The α of the vertices of a piecewise-linear curve (``None`` otherwise); by
-        default from :meth:`_segments` (the upper envelope of its lines)."""
-        seg = self._segments()
-        if seg is None:
-            return None
-        t, d = (np.asarray(v, dtype=float).reshape(-1) for v in seg)
-        with np.errstate(over="ignore"):
-            slope = np.exp(t)
-        a, _ = upper_envelope(slope, 1.0 - d)
-        return a
-
     def _dominates_exact(self, other: TradeOff) -> bool | None:
         """Family-specific exact dominance rule; ``None`` when there is none."""
         return None
+
+    # hooks of the dominance certificates (gdp.core.dominance): bounds with every rounding
+    # error on the side that makes a certificate harder; None where a curve has no such bound
+    def _pl_data(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The vertex data ``(alpha, 1 - beta)`` of a piecewise-linear curve as stored (the
+        curve *is* their interpolant); ``None`` otherwise."""
+        return None
+
+    def _omf_lower(self, alpha: np.ndarray) -> np.ndarray | None:
+        """A lower bound on :math:`1 - f(\alpha)`, rounding included; ``None`` if unknown."""
+        return None
+
+    def _lines(self) -> tuple[np.ndarray, np.ndarray, bool] | None:
+        """Lines ``(t_j, delta_j)`` with ``f <= max(0, 1 - delta_j - e^{t_j} alpha)`` (each
+        line on or above the curve's own) and whether the set is exactly mirror-symmetric;
+        by default those of the vertex data."""
+        pl = self._pl_data()
+        if pl is None or not np.all(np.diff(pl[0]) > 0):
+            return None
+        return lines_of_vertices(*pl)
+
+    def _hockey_upper(self, eps: np.ndarray) -> np.ndarray:
+        """An upper bound on the profile, rounding included: ``_hockey`` (an upper bound up
+        to rounding by contract) plus 64 ulps of 1, the rounding allowance of the generic
+        certified numerics on values in [0, 1]; closed forms override it with their own."""
+        with np.errstate(all="ignore"):
+            h = np.asarray(self._hockey(np.asarray(eps, dtype=float)), dtype=float)
+        return np.where(np.isnan(h), 1.0, np.minimum(h + 64 * EPS, 1.0))
+
+    def _hockey_lower(self, eps: np.ndarray) -> np.ndarray | None:
+        """A lower bound on the profile, rounding included; ``None`` if unknown."""
+        return None
+
+    def _symmetric_exact(self) -> bool:
+        """True when :math:`f = f^{-1}` holds exactly (a closed form), not just up to
+        rounding or a check on a grid."""
+        return False
 
     def _group(self, k: int) -> TradeOff:
         return Group(self, k)
@@ -228,7 +268,7 @@ class TradeOff:
     def group(self, k: int) -> TradeOff:
         r"""Group privacy: an f-DP mechanism is :math:`1-(1-f)^{\circ k}`-DP for groups of
         size ``k`` (DRS Thm 2.14); :math:`G_\mu \mapsto G_{k\mu}` exactly."""
-        k = check_int("k", k, lo=1)
+        k = check_count("k", k)
         return self if k == 1 else self._group(k)
 
     def hockey_stick(self, eps: Any) -> Any:
@@ -292,45 +332,46 @@ class TradeOff:
         # asymmetric: build the symmetrised profile's hull once, then bisect on it
         return _generic_epsilon(_sym_profile_fn(self), delta)
 
-    def dominates(self, other: TradeOff, *, rtol: float = 1e-12) -> bool:
-        r"""True when ``other`` :math:`\le` ``self`` pointwise on [0, 1] (``self`` is at
-        least as private).
+    def dominates(self, other: TradeOff, *, rtol: float = 0.0, atol: float = 0.0) -> bool:
+        r"""True when ``other`` :math:`\le` ``self`` pointwise on [0, 1] is *proved* (``self``
+        is at least as private); ``False`` when it is false or cannot be proved numerically.
 
-        Exact for closed-form pairs with a rule (``G_mu`` vs ``G_mu``, ``laplace`` vs
-        ``laplace``, anything vs ``identity()``) and whenever one side is piecewise linear
-        (``f_eps_delta``, ``from_curve``, ``from_privacy_profile``, discrete
-        ``from_distributions``): against the lines :math:`1-\delta_j-e^{t_j}\alpha` of a
-        piecewise-linear ``other`` it checks :math:`\delta_{self}(t_j) \le \delta_j`
-        (one-order profiles); a piecewise-linear ``self`` is checked at its own vertices
-        (a convex ``other`` lies below its chords). Otherwise it compares the curves on a
-        dense grid of α (tails included), which is numeric, not a proof.
+        A ``True`` is a certificate for the curves as defined: every rounding error is
+        charged against it (:mod:`gdp.core.dominance`). It is proved by an exact rule of a
+        family (``G_mu`` vs ``G_mu``, ``laplace`` vs ``laplace``, ``f_eps_delta`` vs
+        ``f_eps_delta``, anything vs ``identity()``, :math:`f^S \ge f`, identical curves),
+        at the vertices of a piecewise-linear ``self`` (``from_curve``,
+        ``from_distributions``, numeric compositions), against the lines of a
+        piecewise-linear ``other`` (:math:`\delta_{self}(t_j) \le \delta_j`), or, for two
+        exactly symmetric closed forms (``laplace`` vs ``G_mu``), by their profiles on a
+        refined grid. Anything else answers ``False``, as do curves that touch (equality
+        cannot be proved across different formulas). A :class:`Bracketed` ``self`` is
+        represented by its lower curve and a :class:`Bracketed` ``other`` by its upper one.
 
-        A ``True`` answer is meant as a certificate: a :class:`Bracketed` ``self`` is
-        represented by its lower curve and a :class:`Bracketed` ``other`` by its upper
-        curve. ``rtol`` (plus an absolute 1e-15) absorbs floating-point noise only.
+        Parameters
+        ----------
+        other : TradeOff
+        rtol, atol : float
+            Tolerances granted by the caller (default 0: a proof). With them a ``True`` only
+            certifies :math:`1 - \mathrm{self} \le (1 + \mathrm{rtol})(1 - \mathrm{other})
+            + \mathrm{atol}` at the check points (profiles alike), e.g. for curves that are
+            equal up to rounding.
         """
-        if not isinstance(other, TradeOff):
-            raise TypeError(f"`other` must be a TradeOff; got other={other!r}")
+        check_instance("other", other, TradeOff, "a TradeOff")
         rtol = check_real("rtol", rtol, lo=0.0)
+        atol = check_real("atol", atol, lo=0.0, hi=1.0)
+        tol = (rtol, atol)
         if isinstance(other, Bracketed):
             other = other.upper
-        me: TradeOff = self.lower if isinstance(self, Bracketed) else self
-        rule = me._dominates_exact(other)
-        if rule is not None:
-            return bool(rule)
-        seg = other._segments()
-        if seg is not None:
-            t, dj = seg
-            t = np.asarray(t, dtype=float)
-            with np.errstate(all="ignore"):
-                mine = np.asarray(me._hockey(t), dtype=float)
-            mine = np.clip(np.where(np.isnan(mine), 1.0, mine), 0.0, 1.0)
-            return bool(np.all(mine <= np.asarray(dj) * (1.0 + rtol) + _DOM_ATOL))
-        verts = me._vertices()
-        if verts is not None:
-            return bool(np.all(other(verts) <= me(verts) * (1.0 + rtol) + _DOM_ATOL))
-        grid = _dense_alpha_grid()
-        return bool(np.all(other(grid) <= me(grid) * (1.0 + rtol) + _DOM_ATOL))
+        if isinstance(self, Bracketed):
+            # a bracketed curve that is exactly symmetric (a symmetrised composition) is
+            # compared by its sound profile for eps >= 0, which the masses its lower curve
+            # puts at -inf (a flat zero tail before alpha = 1) do not touch
+            if self._symmetric_exact() and other._symmetric_exact() and \
+                    _profile_proof(self, other, tol):
+                return True
+            return _dominates(self.lower, other, tol)
+        return _dominates(self, other, tol)
 
     # ---------------------------------------------------------- composition ops
     def __matmul__(self, other: Any) -> TradeOff:
@@ -345,17 +386,11 @@ class TradeOff:
 
     def self_compose(self, n: int) -> TradeOff:
         """The n-fold tensor power :math:`f^{\\otimes n}` (``f ** n``)."""
-        n = check_int("n", n, lo=1)
+        n = check_count("n", n)
         return _engine("compose_power")(self, n)
 
     def __repr__(self) -> str:  # dataclasses override this
         return f"{type(self).__name__}()"
-
-
-def _dense_alpha_grid() -> np.ndarray:
-    lin = np.linspace(0.0, 1.0, 4001)
-    tail = np.logspace(-15, -1, 400)
-    return np.unique(np.concatenate([lin, tail, 1.0 - tail]))
 
 
 def _inv_label(name: str) -> str:
@@ -365,6 +400,23 @@ def _inv_label(name: str) -> str:
     if name.endswith("^{-1}"):
         return name[: -len("^{-1}")]
     return "{" + name + "}^{-1}"
+
+
+class SidedProfile:
+    """Mixin of the closed forms whose profile has a bound on both sides,
+    ``_profile(eps, side)`` (``side = 1``: raised by its rounding bound, the profile itself
+    and its upper bound; ``side = -1``: lowered); list it before :class:`TradeOff`."""
+
+    __slots__ = ()
+
+    def _hockey(self, eps):
+        return self._profile(eps, 1.0)
+
+    def _hockey_upper(self, eps):
+        return self._profile(eps, 1.0)
+
+    def _hockey_lower(self, eps):
+        return self._profile(eps, -1.0)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -380,6 +432,9 @@ class Inverse(TradeOff):
     """
 
     base: TradeOff
+
+    def __post_init__(self):
+        check_instance("base", self.base, TradeOff, "a TradeOff")
 
     @property
     def label(self):
@@ -445,9 +500,17 @@ class Symmetrized(TradeOff):
     is_symmetric = True
 
     def __post_init__(self):
+        check_instance("base", self.base, TradeOff, "a TradeOff")
         object.__setattr__(self, "_inv", self.base.inverse())
 
     label_format = "{{{self.base.label}}}^{{S}}"
+
+    def _dominates_exact(self, other):
+        # max(f, f^-1) >= f and >= f^-1: proved by construction
+        if other is self.base or other is self._inv or any(
+                _same_curve(other, c) for c in (self.base, self._inv)):
+            return True
+        return None
 
     def _f(self, alpha):
         return np.maximum(self.base._f(alpha), self._inv._f(alpha))
@@ -479,6 +542,12 @@ class Group(Derived):
 
     base: TradeOff
     k: int
+
+    def __post_init__(self):
+        check_instance("base", self.base, TradeOff, "a TradeOff")
+        object.__setattr__(self, "k", check_count(
+            "k", self.k, hi=GROUP_MAX, why="a curve without a closed form for group privacy "
+            "is iterated k times at every evaluation"))
 
     label_format = "{self.base.label}^{{[{self.k}]}}"
 
@@ -519,11 +588,20 @@ class Delegating(TradeOff):
     def _atoms(self):
         return self._target()._atoms()
 
-    def _vertices(self):
-        return self._target()._vertices()
+    def _pl_data(self):
+        return self._target()._pl_data()
 
-    def _segments(self):
-        return self._target()._segments()
+    def _omf_lower(self, alpha):
+        return self._target()._omf_lower(alpha)
+
+    def _lines(self):
+        return self._target()._lines()
+
+    def _hockey_upper(self, eps):
+        return self._target()._hockey_upper(eps)
+
+    def _hockey_lower(self, eps):
+        return self._target()._hockey_lower(eps)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -539,6 +617,11 @@ class Bracketed(Delegating):
     upper: TradeOff
     name: str = "f"
 
+    def __post_init__(self):
+        check_instance("lower", self.lower, TradeOff, "a TradeOff")
+        check_instance("upper", self.upper, TradeOff, "a TradeOff")
+        check_str("name", self.name)
+
     @property
     def is_symmetric(self):  # type: ignore[override]
         return self.lower.is_symmetric and self.upper.is_symmetric
@@ -548,6 +631,9 @@ class Bracketed(Delegating):
 
     def _target(self) -> TradeOff:
         return self.lower
+
+    def _hockey_upper(self, eps):
+        return self._hockey(eps)  # the sound side's profile, an upper bound by contract
 
     def _inverse(self):
         return Bracketed(lower=self.lower.inverse(), upper=self.upper.inverse(),

@@ -21,6 +21,14 @@ from typing import Any
 import numpy as np
 
 from .._numerics import EPS
+from .._validation import (
+    as_probability_array,
+    as_real_array,
+    check_bool,
+    check_instance,
+    check_real,
+    check_str,
+)
 from ..core.piecewise import PiecewiseLinear
 
 __all__ = ["LossCurve", "curve_from_atoms", "hull_min_curves", "max_curves"]
@@ -69,13 +77,36 @@ class LossCurve(PiecewiseLinear):
 
     def __post_init__(self):
         PiecewiseLinear.__post_init__(self)
+        object.__setattr__(self, "optimistic", check_bool("optimistic", self.optimistic))
+        # entry defaults for a curve given by its vertices only: 1 - beta and the slopes
+        if self.omb is None:
+            object.__setattr__(self, "omb", self.one_minus_beta)
+        omb = as_probability_array("omb", self.omb, max_ndim=1)
+        if omb.size != self.alpha.size:
+            raise ValueError(f"`omb` must have one value per vertex ({self.alpha.size}); got "
+                             f"{omb.size}")
+        if self.tseg is None:
+            object.__setattr__(self, "tseg", np.array([_log_slope(omb[i], omb[i + 1],
+                                                                  self.alpha[i],
+                                                                  self.alpha[i + 1])
+                                                       for i in range(omb.size - 1)]))
         if self.lalpha is None:
             with np.errstate(divide="ignore"):
                 object.__setattr__(self, "lalpha", np.log(self.alpha))
+        tseg = as_real_array("tseg", self.tseg, finite=False, max_ndim=1)
+        lal = as_real_array("lalpha", self.lalpha, hi=0.0, finite=False, max_ndim=1)
+        if tseg.size != omb.size - 1 or lal.size != omb.size:
+            raise ValueError(f"`tseg` must have one loss per segment ({omb.size - 1}) and "
+                             f"`lalpha` one log alpha per vertex ({omb.size}); got {tseg.size} "
+                             f"and {lal.size}")
         for nm in ("omb", "tseg", "lalpha"):
             v = np.array(getattr(self, nm), dtype=float)
             v.setflags(write=False)
             object.__setattr__(self, nm, v)
+        object.__setattr__(self, "rerr", check_real("rerr", self.rerr, lo=0.0, hi=1.0,
+                                                    hi_open=True))
+        if self.atoms is not None:
+            object.__setattr__(self, "atoms", _check_atoms(self.atoms))
 
     def __repr__(self):
         return f"LossCurve(name={self.name!r}, vertices={self.alpha.size})"
@@ -83,6 +114,9 @@ class LossCurve(PiecewiseLinear):
     # -- curve -------------------------------------------------------------
     def _one_minus_f(self, alpha):
         return np.interp(alpha, self.alpha, self.omb)
+
+    def _node_omb(self):
+        return self.omb
 
     def _active(self, eps: np.ndarray) -> np.ndarray:
         """Index of the vertex where the slope crosses :math:`-e^\\varepsilon`."""
@@ -282,6 +316,23 @@ def _log_slope(o0: float, o1: float, a0: float, a1: float) -> float:
     return math.log(do) - math.log(da)
 
 
+def _check_atoms(atoms: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``atoms`` of a :class:`LossCurve`: a triple (loss, p, q) of 1-D arrays of one
+    length, loss real or infinite, p and q probabilities (read-only copies)."""
+    if not (isinstance(atoms, tuple | list) and len(atoms) == 3):
+        raise TypeError(f"`atoms` must be None or a triple (loss, p, q) of arrays; got "
+                        f"atoms={atoms!r:.60}")
+    u = np.array(as_real_array("atoms", atoms[0], finite=False, max_ndim=1))
+    p = np.array(as_probability_array("atoms", atoms[1], max_ndim=1))
+    q = np.array(as_probability_array("atoms", atoms[2], max_ndim=1))
+    if not u.size == p.size == q.size:
+        raise ValueError(f"`atoms` must be three arrays of one length; got {u.size}, {p.size} "
+                         f"and {q.size}")
+    for x in (u, p, q):
+        x.setflags(write=False)
+    return u, p, q
+
+
 def curve_from_atoms(loss: Any, p: Any, q: Any, *, name: str = "f", symmetric: bool = False,
                      optimistic: bool = False, rerr: float = 0.0) -> LossCurve:
     r"""The exact Neyman–Pearson curve of a discrete pair given by its privacy-loss atoms.
@@ -308,9 +359,16 @@ def curve_from_atoms(loss: Any, p: Any, q: Any, *, name: str = "f", symmetric: b
     >>> f(0.3)
     0.7
     """
-    u = np.array(loss, dtype=float).reshape(-1)
-    p = np.array(p, dtype=float).reshape(-1)
-    q = np.array(q, dtype=float).reshape(-1)
+    u = as_real_array("loss", loss, finite=False, max_ndim=1)
+    p = as_probability_array("p", p, max_ndim=1)
+    q = as_probability_array("q", q, max_ndim=1)
+    if not u.size == p.size == q.size:
+        raise ValueError(f"`loss`, `p` and `q` must have one length; got {u.size}, {p.size} "
+                         f"and {q.size}")
+    check_str("name", name)
+    rerr = check_real("rerr", rerr, lo=0.0, hi=1.0, hi_open=True)
+    symmetric, optimistic = check_bool("symmetric", symmetric), check_bool("optimistic",
+                                                                            optimistic)
     keep = (p > 0) | (q > 0)
     u, p, q = u[keep], p[keep], q[keep]
     u = np.where(p == 0, np.inf, np.where(q == 0, -np.inf, u))
@@ -344,6 +402,13 @@ def _omb_at(c: LossCurve, la: np.ndarray) -> np.ndarray:
     return np.minimum(c.omb[j] + step, 1.0)
 
 
+def _check_pair(c1: Any, c2: Any, name: Any, symmetric: Any) -> None:
+    for nm, c in (("c1", c1), ("c2", c2)):
+        check_instance(nm, c, LossCurve, "a LossCurve")
+    check_str("name", name)
+    check_bool("symmetric", symmetric)
+
+
 def hull_min_curves(c1: LossCurve, c2: LossCurve, *, name: str = "f",
                     symmetric: bool = False) -> LossCurve:
     r""":math:`\min\{c_1, c_2\}^{**}` (largest convex minorant), whose profile is
@@ -353,6 +418,7 @@ def hull_min_curves(c1: LossCurve, c2: LossCurve, *, name: str = "f",
     :math:`(1-\beta_j) - e^{\varepsilon}\alpha_j` is the largest of all for some ε; that
     is tested on every interval between consecutive breakpoints of either curve.
     """
+    _check_pair(c1, c2, name, symmetric)
     e = np.unique(np.concatenate([c1.tseg, c2.tseg]))
     e = e[np.isfinite(e)]
     if e.size:
@@ -405,6 +471,7 @@ def max_curves(c1: LossCurve, c2: LossCurve, *, name: str | None = None,
                symmetric: bool = False) -> LossCurve:
     r"""The pointwise maximum :math:`\max\{c_1, c_2\}` (a convex piecewise-linear curve;
     for :math:`c_2 = c_1^{-1}` it is :math:`c_1^S`, DRS Prop. 2.4)."""
+    _check_pair(c1, c2, "f" if name is None else name, symmetric)
     g = np.unique(np.concatenate([c1.lalpha, c2.lalpha]))
     o1, o2 = _omb_at(c1, g), _omb_at(c2, g)
     d = o1 - o2

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import EPS
-from .._validation import check_int
+from .._validation import check_count, check_instance
 from ..core.piecewise import Identity
 from ..core.tradeoff import Bracketed, TradeOff, register_engine
 from ..families.epsdelta import EpsDelta
@@ -262,7 +262,9 @@ def compose(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
     >>> bool(0 < hi - lo < 0.01)
     True
     """
-    return _compose_groups(_grouped(fs), accuracy_kw)
+    groups = _grouped(fs)
+    accuracy(**accuracy_kw)  # refuse bad keywords even where a closed form ignores them
+    return _compose_groups(groups, accuracy_kw)
 
 
 def _grouped(fs: tuple[TradeOff, ...]) -> list[tuple[TradeOff, int]]:
@@ -294,9 +296,9 @@ def compose_power(f: TradeOff, n: int, **accuracy_kw: Any) -> TradeOff:
     >>> round(h.epsilon(1e-6), 4)
     19.3447
     """
-    if not isinstance(f, TradeOff):
-        raise TypeError(f"`f` must be a TradeOff; got f={f!r}")
-    n = check_int("n", n, lo=1)
+    check_instance("f", f, TradeOff, "a TradeOff")
+    n = check_count("n", n)
+    accuracy(**accuracy_kw)  # refuse bad keywords even where a closed form ignores them
     return _compose_groups([(f, n)], accuracy_kw)
 
 

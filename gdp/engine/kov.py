@@ -24,7 +24,7 @@ import numpy as np
 from scipy import special
 
 from .._numerics import EPS, float_or_array, log1mexp
-from .._validation import as_probability_array, as_real_array, check_int, check_real
+from .._validation import as_probability_array, as_real_array, check_count, check_real
 
 __all__ = ["kov_delta", "kov_epsilon"]
 
@@ -91,10 +91,18 @@ def _kov_base(d0: float, k: int) -> float:
     return min(1.0, -math.expm1(k * math.log1p(-d0)) * (1.0 + 8 * EPS))
 
 
+#: beyond this the factor (e^eps0 overflows) is no privacy at all; KOV's sums are refused
+_EPS0_MAX = 700.0
+
+
 def _kov_args(eps0: Any, delta0: Any, k: Any) -> tuple[float, float, int]:
     e0 = check_real("eps0", eps0, lo=0.0)
+    if e0 > _EPS0_MAX:
+        raise ValueError(f"`eps0` must be a number in [0, {_EPS0_MAX:g}] (beyond, e^eps0 "
+                         f"overflows and a factor is no privacy at all); got eps0={e0!r}")
     d0 = check_real("delta0", delta0, lo=0.0, hi=1.0)
-    kk = check_int("k", k, lo=1)
+    kk = check_count("k", k, hi=10**7, why="the binomial law of the composition has k + 1 "
+                     "atoms")
     return e0, d0, kk
 
 

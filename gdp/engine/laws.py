@@ -19,6 +19,7 @@ import numpy as np
 from scipy import special
 
 from .._numerics import EPS
+from .._validation import as_probability_array, as_real_array, check_instance, check_real
 from ..core.piecewise import Identity
 from ..core.tradeoff import Inverse, TradeOff
 from ..families.gaussian import Gaussian
@@ -109,7 +110,7 @@ def norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Differences are taken on the side of the shorter tail, so each mass is accurate to a
     few ulps of the tail probabilities involved (no cancellation against 1).
     """
-    z = np.asarray(z, dtype=float)
+    z = as_real_array("z", z, finite=False, max_ndim=1, min_size=2)
     s = special.ndtr(-z)
     c = special.ndtr(z)
     up = z[:-1] >= 0
@@ -136,7 +137,7 @@ class GaussianLaw(Law):
     r""":math:`G_\mu`: :math:`L \sim N(\mp\mu^2/2, \mu^2)` under P / Q."""
 
     def __init__(self, mu: float):
-        self.mu = float(mu)
+        self.mu = check_real("mu", mu, lo=0.0, lo_open=True)
 
     def _batch_key(self):
         return ("G",)
@@ -168,7 +169,7 @@ class LaplaceLaw(Law):
     density on :math:`(-\mu, \mu)` with :math:`P[L>t] = \tfrac12 e^{-(t+\mu)/2}` there."""
 
     def __init__(self, mu: float):
-        self.mu = float(mu)
+        self.mu = check_real("mu", mu, lo=0.0, lo_open=True)
 
     def _batch_key(self):
         return ("L",)
@@ -204,9 +205,12 @@ class AtomicLaw(Law):
     """A purely atomic law (randomized response, exact curves, lattice laws)."""
 
     def __init__(self, u: np.ndarray, p: np.ndarray, q: np.ndarray):
-        u = np.asarray(u, dtype=float)
-        p = np.asarray(p, dtype=float)
-        q = np.asarray(q, dtype=float)
+        u = as_real_array("u", u, finite=False, max_ndim=1)
+        p = as_probability_array("p", p, max_ndim=1)
+        q = as_probability_array("q", q, max_ndim=1)
+        if not u.size == p.size == q.size:
+            raise ValueError(f"`u`, `p` and `q` must have one length; got {u.size}, {p.size} "
+                             f"and {q.size}")
         self.q_inf = float(q[np.isposinf(u)].sum())
         self.p_ninf = float(p[np.isneginf(u)].sum())
         fin = np.isfinite(u) & ((p > 0) | (q > 0))
@@ -247,7 +251,7 @@ class InverseLaw(Law):
     r"""The law of :math:`f^{-1} = T(Q, P)`: :math:`L' = -L` with P and Q swapped."""
 
     def __init__(self, base: Law):
-        self.base = base
+        self.base = check_instance("base", base, Law, "a Law")
         self.q_inf = base.p_ninf
         self.p_ninf = base.q_inf
 
@@ -300,7 +304,7 @@ class GenericLaw(Law):
         return None  # planned from its lattice envelope (gdp.engine.numeric)
 
     def __init__(self, f: TradeOff):
-        self.f = f
+        self.f = check_instance("f", f, TradeOff, "a TradeOff")
         with np.errstate(all="ignore"):
             self.q_inf = float(np.clip(np.asarray(f._one_minus_f(np.zeros(1)))[0], 0, 1))
 
@@ -328,6 +332,7 @@ class GenericLaw(Law):
 
 def law_of(f: TradeOff) -> Law:
     """The :class:`Law` of a trade-off function (closed forms first, hooks otherwise)."""
+    check_instance("f", f, TradeOff, "a TradeOff")
     hook = getattr(f, "_pld_law", None)
     if hook is not None:
         law = hook()

@@ -34,14 +34,14 @@ Imports: the ground floor, :mod:`gdp.core` and the modules of :mod:`gdp.engine` 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._numerics import EPS
-from .._validation import check_int
+from .._validation import check_bool, check_count, check_instance, check_str
 from ..core.tradeoff import Bracketed, TradeOff
 from .batch import _disc_opt_batch, _disc_pess_batch, _plan_batch
 from .curves import LossCurve, _finish, _inv_label, hull_min_curves
@@ -712,6 +712,24 @@ def _one_order(engine: _Engine, order: int, name: str, symmetric: bool,
                        inverse_fn=inverse_fn)
 
 
+def _checked(groups: Any, acc: Any, name: Any) -> tuple[Accuracy, list[tuple[TradeOff, int]]]:
+    """Entry checks of the numeric compositions: ``(TradeOff, count)`` pairs, an
+    :class:`Accuracy` (or None) and a name."""
+    check_str("name", name)
+    acc = Accuracy() if acc is None else check_instance("acc", acc, Accuracy, "an Accuracy")
+    if isinstance(groups, str | bytes | Mapping) or not isinstance(groups, Sequence) \
+            or not groups:
+        raise TypeError(f"`groups` must be a non-empty list of (TradeOff, count) pairs; got "
+                        f"groups={groups!r:.60}")
+    out = []
+    for i, g in enumerate(groups):
+        if not (isinstance(g, tuple | list) and len(g) == 2):
+            raise TypeError(f"`groups[{i}]` must be a (TradeOff, count) pair; got {g!r:.60}")
+        out.append((check_instance(f"groups[{i}]", g[0], TradeOff, "a TradeOff"),
+                    check_count(f"groups[{i}] count", g[1])))
+    return acc, out
+
+
 def compose_numeric(groups: Sequence[tuple[TradeOff, int]], acc: Accuracy | None = None, *,
                     name: str = "f", symmetric: bool | None = None) -> Composition:
     r"""Numeric tensor product :math:`\bigotimes_i f_i^{\otimes n_i}` of ``(f_i, n_i)``.
@@ -727,8 +745,9 @@ def compose_numeric(groups: Sequence[tuple[TradeOff, int]], acc: Accuracy | None
     >>> bool(lo <= gdp.G_mu(2.0).epsilon(1e-5) <= hi)
     True
     """
-    acc = acc or Accuracy()
-    groups = [(f, check_int("n", n, lo=1)) for f, n in groups]
+    acc, groups = _checked(groups, acc, name)
+    if symmetric is not None:
+        symmetric = check_bool("symmetric", symmetric)
     if symmetric is None:
         symmetric = all(f.is_symmetric for f, _ in groups)
     engine = _Engine(groups, acc)
@@ -762,8 +781,7 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
     >>> round(h.epsilon(1e-5), 2) == round(gdp.G_mu(2.0).epsilon(1e-5), 2)
     True
     """
-    acc = acc or Accuracy()
-    groups = [(f, check_int("n", n, lo=1)) for f, n in groups]
+    acc, groups = _checked(groups, acc, name)
     engine = _Engine(groups, acc)
     inv_name = _inv_label(name)
     lower = LazyCurve(thunk=lambda: hull_min_curves(engine.curve("pess", 1, name),

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import special
 
 from .._numerics import EPS
-from .._validation import check_int
+from .._validation import check_count, check_fields, check_real, count, real
 from .curves import LossCurve, curve_from_atoms
 
 __all__ = ["randomized_response_power", "RandomizedResponsePower"]
@@ -24,6 +24,9 @@ __all__ = ["randomized_response_power", "RandomizedResponsePower"]
 # ---------------------------------------------------------------------------
 # exact compositions of atomic laws
 # ---------------------------------------------------------------------------
+_K_MAX = 10**7
+
+
 def randomized_response_power(eps: float, k: int) -> LossCurve:
     r"""The exact :math:`f_{\varepsilon,0}^{\otimes k}` (k-fold randomized response).
 
@@ -40,7 +43,8 @@ def randomized_response_power(eps: float, k: int) -> LossCurve:
     >>> round(h.delta(0.0), 6)
     0.462117
     """
-    k = check_int("k", k, lo=1)
+    eps = check_real("eps", eps, lo=0.0, hi=700.0)
+    k = check_count("k", k, hi=_K_MAX, why="the exact law has k + 1 atoms")
     j = np.arange(k + 1, dtype=float)
     lc = special.gammaln(k + 1.0) - special.gammaln(j + 1.0) - special.gammaln(k - j + 1.0)
     lz = k * np.logaddexp(0.0, eps)
@@ -88,6 +92,12 @@ class RandomizedResponsePower(LossCurve):
     eps0: float = 0.0
     k: int = 1
     delta_: float = 0.0
+
+    def __post_init__(self):
+        LossCurve.__post_init__(self)
+        check_fields(self, eps0=real(lo=0.0, hi=700.0),
+                     k=count(hi=_K_MAX, why="the exact law has k + 1 atoms"),
+                     delta_=real(lo=0.0, hi=1.0))
 
     def __repr__(self):
         d = f", delta_={self.delta_!r}" if self.delta_ > 0 else ""

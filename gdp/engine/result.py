@@ -18,6 +18,18 @@ from typing import Any
 import numpy as np
 
 from .._numerics import float_or_array
+from .._validation import (
+    check_bool,
+    check_callable,
+    check_fields,
+    check_instance,
+    check_real,
+    check_str,
+    count,
+    flag,
+    optional,
+    real,
+)
 from ..core.tradeoff import Bracketed, TradeOff
 from .curves import LossCurve, _inv_label, curve_from_atoms, max_curves
 
@@ -83,10 +95,16 @@ class LazyCurve(TradeOff):
     symmetric: bool = False
     _box: list = field(default_factory=list, repr=False)
 
+    def __post_init__(self):
+        check_callable("thunk", self.thunk, "a callable returning a TradeOff")
+        check_str("name", self.name)
+        object.__setattr__(self, "symmetric", check_bool("symmetric", self.symmetric))
+
     def get(self) -> TradeOff:
         """The curve itself (computed once)."""
         if not self._box:
-            self._box.append(self.thunk())
+            self._box.append(check_instance("thunk", self.thunk(), TradeOff,
+                                            "a callable returning a TradeOff"))
         return self._box[0]
 
     def __repr__(self):
@@ -117,8 +135,8 @@ class LazyCurve(TradeOff):
     def _atoms(self):
         return self.get()._atoms()
 
-    def _segments(self):
-        return self.get()._segments()
+    def _pl_data(self):
+        return self.get()._pl_data()
 
     def _inverse(self):
         return self.get().inverse()
@@ -135,6 +153,17 @@ class GridInfo:
     roundoff: float
     rel_roundoff: float
     loss_shift: float = 0.0
+
+    def __post_init__(self):
+        nonneg = real(lo=0.0)
+        check_fields(self, grid_step=real(lo=0.0, lo_open=True), n_points=count(),
+                     tail_bound=nonneg, roundoff=nonneg, rel_roundoff=nonneg,
+                     loss_shift=real())
+        w = self.window
+        if not (isinstance(w, tuple) and len(w) == 2):
+            raise TypeError(f"`window` must be a pair (lo, hi) of numbers; got window={w!r:.60}")
+        object.__setattr__(self, "window", (check_real("window", w[0]),
+                                            check_real("window", w[1], lo=w[0])))
 
 
 def _eps_arg(delta: Any) -> np.ndarray:
@@ -180,9 +209,28 @@ class Composition(Bracketed):
     inverse_fn: Any = field(default=None, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
+    def __post_init__(self):
+        Bracketed.__post_init__(self)
+        if not (self.grid is None or isinstance(self.grid, GridInfo) or callable(self.grid)):
+            raise TypeError(f"`grid` must be a GridInfo, a callable returning one, or None; "
+                            f"got grid={self.grid!r:.60}")
+        check_fields(self, symmetric=flag(),
+                     inverse_fn=optional(lambda n, v: check_callable(n, v)))
+        # the profiles default to those of the two curves
+        for side, curve in (("sound", self.lower), ("other", self.upper)):
+            prof = getattr(self, side)
+            if prof is None:
+                object.__setattr__(self, side, _CurveProfile(curve))
+            elif not all(callable(getattr(prof, m, None)) for m in ("delta", "epsilon")):
+                raise TypeError(f"`{side}` must have delta(eps) and epsilon(delta) methods (a "
+                                f"profile); got {side}={prof!r:.60}")
+
     @property
     def is_symmetric(self):  # type: ignore[override]
         return self.symmetric
+
+    def _symmetric_exact(self):
+        return self.symmetric  # the composed curve is symmetric by construction
 
     @property
     def info(self) -> GridInfo | None:

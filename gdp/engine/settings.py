@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import check_int, check_real
+from .._validation import check_count, check_real
 
 __all__ = ["Accuracy", "accuracy"]
 
@@ -67,8 +67,9 @@ class Accuracy:
                                                              lo=1e-9, hi=10.0))
         object.__setattr__(self, "tail_mass", check_real("tail_mass", self.tail_mass,
                                                          lo=1e-300, hi=1e-3))
-        object.__setattr__(self, "max_points", check_int("max_points", self.max_points,
-                                                         lo=1024))
+        object.__setattr__(self, "max_points", check_count(
+            "max_points", self.max_points, lo=1024, hi=1 << 28,
+            why="a lattice of 2^28 points already needs gigabytes"))
 
 
 _ACC_KEYS = ("rtol", "grid_step", "tail_mass", "max_points")

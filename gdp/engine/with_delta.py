@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import EPS
+from .._validation import check_instance, check_probability
 from ..core.piecewise import Identity
 from ..core.tradeoff import Derived, TradeOff
 from ..families.epsdelta import EpsDelta
@@ -81,6 +82,10 @@ class WithDelta(Derived):
 
     base: TradeOff
     delta_: float
+
+    def __post_init__(self):
+        check_instance("base", self.base, TradeOff, "a TradeOff")
+        object.__setattr__(self, "delta_", check_probability("delta_", self.delta_))
 
     @property
     def label(self):

@@ -19,18 +19,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy import special
 
-from .._numerics import step_until
+from .._numerics import EPS, step_until
 from .._validation import check_probability, check_real
-from ..core.tradeoff import TradeOff
+from ..core.tradeoff import Group, SidedProfile, TradeOff
 
 __all__ = ["EpsDelta", "f_eps_delta"]
 
 @dataclass(frozen=True, slots=True)
-class EpsDelta(TradeOff):
+class EpsDelta(SidedProfile, TradeOff):
     r""":math:`f_{\varepsilon,\delta}`; construct with :func:`f_eps_delta`.
 
     Notes
@@ -59,7 +60,7 @@ class EpsDelta(TradeOff):
 
     def __post_init__(self):
         object.__setattr__(self, "eps", check_real("eps", self.eps, lo=0.0, finite=False))
-        object.__setattr__(self, "delta_", check_probability("delta", self.delta_))
+        object.__setattr__(self, "delta_", check_probability("delta_", self.delta_))
 
     label_format = "f_{{{self.eps:g},{self.delta_:g}}}"
 
@@ -86,10 +87,6 @@ class EpsDelta(TradeOff):
         v2 = -math.expm1(-self.eps) + math.exp(-self.eps) * (self.delta_ + a)
         return np.minimum(1.0, np.minimum(v1, v2))
 
-    def _vertices(self):
-        # the kinks of max{0, 1 - delta - e^eps a, e^-eps (1 - delta - a)} (TradeOff hook)
-        return np.array([0.0, self._alpha_star, 1.0 - self.delta_, 1.0])
-
     def _rr_profile(self, t: np.ndarray) -> np.ndarray:
         """Profile h(t) of randomized response f_{eps,0} (finite eps), any real t or +inf."""
         e = self.eps
@@ -98,12 +95,44 @@ class EpsDelta(TradeOff):
             outer = -np.expm1(t)
         return np.where(t >= e, 0.0, np.where(t > -e, inner, outer))
 
-    def _hockey(self, eps):
-        t = np.asarray(eps, dtype=float)
+    def _profile(self, t: np.ndarray, side: float) -> np.ndarray:
+        """δ + (1 - δ) h(t) rounded up (``side=1``) or down (``side=-1``): h is at most 4
+        ulps off (expm1 of an argument that is exact by Sterbenz's lemma or rounded once,
+        an exp, a sum and a division), the product, the sum and 1 - δ add 1.5, so 8 ulps
+        bound it; where h = 0 the answer δ is exact."""
+        t = np.asarray(t, dtype=float)
         if math.isinf(self.eps):
             return np.ones_like(t)  # f = 0: sup_x 1 - e^t x = 1
         d = self.delta_
-        return np.clip(d + (1.0 - d) * self._rr_profile(t), 0.0, 1.0)
+        h = self._rr_profile(t)
+        v = d + (1.0 - d) * h * (1.0 + side * 8 * EPS)
+        v = np.where(h > 0, np.nextafter(v, side * np.inf), d)
+        return np.clip(v, 0.0, 1.0)
+
+    def _symmetric_exact(self):
+        return True
+
+    def _omf_lower(self, alpha):
+        # 1 - f = min(1, delta + e^eps a, 1 - e^-eps (1 - delta - a)): each line is a sum of
+        # non-negative terms, 4 ulps from exact (exp, a product, sums); 1 is exact
+        a = np.asarray(alpha, dtype=float)
+        if math.isinf(self.eps):
+            return np.ones_like(a)
+        d, e = self.delta_, self.eps
+        with np.errstate(over="ignore", invalid="ignore"):
+            v1 = np.where(a > 0, d + np.exp(e) * a, d)
+        v2 = -math.expm1(-e) + math.exp(-e) * (d + a)
+        low = 1.0 - 8 * EPS
+        return np.minimum(1.0, np.minimum(v1 * low, v2 * low))
+
+    def _lines(self):
+        # f = max(0, 1 - delta - e^eps a, 1 - d2 - e^-eps a): exact lines, a mirrored pair;
+        # d2 = 1 - e^-eps (1 - delta) is rounded, so lowered by 4 ulps
+        if math.isinf(self.eps):
+            return np.array([0.0]), np.array([1.0]), True  # f = 0 = max(0, -alpha)
+        d2 = -math.expm1(-self.eps) + math.exp(-self.eps) * self.delta_
+        d2 = max(math.nextafter(d2 * (1.0 - 4 * EPS), -math.inf), 0.0)
+        return np.array([self.eps, -self.eps]), np.array([self.delta_, min(d2, 1.0)]), True
 
     def _epsilon(self, delta):
         # smallest t >= 0 with delta_ + (1 - delta_) h(t) <= delta, h as in _rr_profile
@@ -121,7 +150,7 @@ class EpsDelta(TradeOff):
             t = e + np.log1p(-r * (1.0 + math.exp(-e)))
             t = np.clip(t, 0.0, e)
             # rounding must not leave us on the unsafe side: step up until delta(t) <= target
-            t = step_until(lambda x: self._hockey(x) <= dl[mid], t, np.inf, tries=8)
+            t = step_until(lambda x: self._hockey(x) <= dl[mid], t, np.inf, tries=64)
             out[mid] = np.where(self._hockey(t) <= dl[mid], t, e)
         return out
 
@@ -146,12 +175,8 @@ class EpsDelta(TradeOff):
         t = np.asarray(t, dtype=float)
         return (q * (loss > t[..., None])).sum(-1)
 
-    def _segments(self):
-        if math.isinf(self.eps):
-            return np.array([0.0]), np.array([1.0])  # f = 0 = max(0, -alpha)
-        # lines 1 - delta - e^eps a  and  e^-eps (1 - delta - a) = 1 - d2 - e^-eps a
-        d2 = -math.expm1(-self.eps) + math.exp(-self.eps) * self.delta_
-        return np.array([self.eps, -self.eps]), np.array([self.delta_, min(d2, 1.0)])
+    def _group(self, k):
+        return _EpsDeltaGroup(base=self, k=k)
 
     def _dominates_exact(self, other):
         if isinstance(other, EpsDelta):
@@ -160,6 +185,26 @@ class EpsDelta(TradeOff):
             if math.isinf(other.eps):
                 return True
             return bool(self._hockey(np.array([other.eps]))[0] <= other.delta_)
+        return None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _EpsDeltaGroup(Group):
+    r"""Group privacy of :math:`f_{\varepsilon,0}`: the generic iteration
+    :math:`1-(1-f)^{\circ k}` (DRS Thm 2.14), plus the exact rule that it dominates
+    :math:`f_{k\varepsilon,0}`: with :math:`u = 1 - f_{\varepsilon,0} \le
+    \min(e^\varepsilon x, 1 - e^{-\varepsilon}(1-x))` and :math:`u` non-decreasing,
+    induction gives :math:`u^{\circ k} \le \min(e^{k\varepsilon}x, 1 -
+    e^{-k\varepsilon}(1-x)) = 1 - f_{k\varepsilon,0}` (the group property of pure DP). So
+    it dominates :math:`f_{\varepsilon',\delta'}` whenever :math:`\varepsilon' \ge
+    k\varepsilon`, decided in exact rational arithmetic."""
+
+    def _dominates_exact(self, other):
+        if not isinstance(other, EpsDelta) or self.base.delta_ > 0.0:
+            return None
+        if math.isinf(other.eps) or (math.isfinite(self.base.eps) and Fraction(other.eps)
+                                     >= self.k * Fraction(self.base.eps)):
+            return True
         return None
 
 
@@ -199,4 +244,5 @@ def f_eps_delta(eps: float, delta: float = 0.0) -> EpsDelta:
     >>> f.epsilon(1e-5)
     1.0
     """
-    return EpsDelta(eps=eps, delta_=delta)
+    return EpsDelta(eps=check_real("eps", eps, lo=0.0, finite=False),
+                    delta_=check_probability("delta", delta))

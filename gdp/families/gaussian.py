@@ -19,14 +19,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from scipy import special
 
-from .._numerics import float_or_array
-from .._validation import as_probability_array, as_real_array, check_int, check_real
-from .gaussian_profile import _eps_from_mu, _log_delta, _mu_from_eps_delta, _ndtr_error
+from .._numerics import div_up, float_or_array, lower_by, raise_by, step_until
+from .._validation import as_probability_array, as_real_array, check_count, check_real
+from ..core.tradeoff import SidedProfile
+from .gaussian_profile import (
+    _delta_upper,
+    _eps_from_mu,
+    _log_delta,
+    _mu_from_eps_delta,
+    _ndtr_error,
+    _noise,
+)
 from .location import LocationFamily
 
 __all__ = [
@@ -36,7 +45,7 @@ __all__ = [
 ]
 
 @dataclass(frozen=True, slots=True)
-class Gaussian(LocationFamily):
+class Gaussian(SidedProfile, LocationFamily):
     r"""Gaussian differential privacy :math:`G_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha)-\mu)`.
 
     Use :func:`G_mu` to construct. Symmetric; :math:`G_0 = \mathrm{Id}`,
@@ -56,6 +65,35 @@ class Gaussian(LocationFamily):
         return special.ndtr(x) * (1.0 - _ndtr_error(x, z))  # lowered: never too high
 
     def _one_minus_f(self, alpha):
+        return self._omf(alpha, 1.0)  # raised: 1 - f never too low
+
+    def _profile(self, eps: Any, side: float) -> np.ndarray:
+        r"""δ(ε) raised (``side=1``) or lowered (``side=-1``) by its rounding bound.
+
+        For ε ≥ 0 from log δ, which :func:`_log_delta` raises by its bound ``_noise``; the
+        exact value is at least the raised one less twice that (taken 3 times). For ε < 0
+        by the symmetry :math:`\delta(\varepsilon) = 1 - e^\varepsilon +
+        e^\varepsilon\delta(-\varepsilon)`, a sum of non-negative terms (4 ulps), tighter
+        near δ ≈ 1 than the log-space bound.
+        """
+        e = np.asarray(eps, dtype=float)
+        neg = e < 0
+        pos = np.where(neg, -e, e)
+        F = _log_delta(self.mu, pos)
+        with np.errstate(invalid="ignore", under="ignore"):
+            d = _delta_upper(F) if side > 0 else \
+                np.exp(np.where(np.isfinite(F), F - 3.0 * _noise(F), F))
+            if neg.any():
+                v = -np.expm1(e) + np.exp(e) * d
+                d = np.where(neg, raise_by(v, 4) if side > 0 else lower_by(v, 4), d)
+        return np.clip(d, 0.0, 1.0)
+
+    def _omf_lower(self, alpha):
+        return self._omf(alpha, -1.0)
+
+    def _omf(self, alpha: Any, side: float) -> np.ndarray:
+        """:math:`1 - G_\\mu(\alpha) = \\Phi(\\Phi^{-1}(\alpha) + \\mu)` raised (``side = 1``) or
+        lowered (``side = -1``) by its rounding bound."""
         alpha = np.asarray(alpha, dtype=float)
         if self.mu == 0:
             return alpha.copy()
@@ -63,10 +101,7 @@ class Gaussian(LocationFamily):
             return np.ones_like(alpha)
         z = special.ndtri(alpha)
         x = z + self.mu
-        return special.ndtr(x) * (1.0 + _ndtr_error(x, z))  # raised: 1 - f never too low
-
-    def _hockey(self, eps):
-        return np.exp(_log_delta(self.mu, eps))
+        return special.ndtr(x) * (1.0 + side * _ndtr_error(x, z))
 
     def _epsilon(self, delta):
         return _eps_from_mu(np.full(np.shape(delta), self.mu), delta)
@@ -172,8 +207,9 @@ def delta_from_mu(mu: Any, eps: Any) -> Any:
     Evaluated in log space (see the module notes) and returned as an upper bound: never
     below the exact δ, above it by at most about :math:`4\times10^{-14}\max(1,
     |\log\delta|)` relative (2e-13 + 2e-15 :math:`|\log\delta|` for small δ; < 2e-12
-    against mpmath on μ ∈ [1e-8, 50], ε ∈ [0, 500]). Underflows to 0 only below ~1e-308 (use
-    :func:`log_delta_from_mu` there). δ(0; μ) = erf(μ/(2√2)); μ = 0 gives 0; μ = ∞
+    against mpmath on μ ∈ [1e-8, 50], ε ∈ [0, 500]). Never 0 for finite ε and μ > 0: a δ below the
+    smallest float (5e-324) is returned as 5e-324, an upper bound (use
+    :func:`log_delta_from_mu` for its value). δ(0; μ) = erf(μ/(2√2)); μ = 0 gives 0; μ = ∞
     gives 1 (also at ε = ∞); ε = ∞ gives 0 for finite μ.
 
     References
@@ -188,7 +224,7 @@ def delta_from_mu(mu: Any, eps: Any) -> Any:
     """
     m = _arr("mu", mu, lo=0.0, finite=False)
     e = _arr("eps", eps, lo=0.0, finite=False)
-    return float_or_array(np.exp(_log_delta(m, e)))
+    return float_or_array(_delta_upper(_log_delta(m, e)))
 
 
 def eps_from_mu(mu: Any, delta: Any) -> Any:
@@ -298,10 +334,11 @@ def sigma_from_mu(sensitivity: float, mu: Any) -> Any:
 
 
 def _sensitivity_over(name: str, sensitivity: float, value: Any) -> Any:
-    """Δ / value, the map between σ and μ of the Gaussian mechanism (both directions)."""
+    """Δ / value, the map between σ and μ of the Gaussian mechanism (both directions),
+    rounded up: a μ never below the mechanism's, a σ never below the one needed."""
     s = check_real("sensitivity", sensitivity, lo=0.0)
     v = _arr(name, value, lo=0.0, lo_open=True, finite=False)
-    return float_or_array(s / v)
+    return float_or_array(div_up(s, v))
 
 
 def sigma_from_eps_delta(sensitivity: float, eps: Any, delta: Any) -> Any:
@@ -392,6 +429,7 @@ def compose_mu(*mus: Any) -> float:
     >>> gdp.compose_mu(3.0, 4.0)
     5.0
     """
+    # the composition of nothing is the identity, G_0 (an empty array adds no factor)
     vals = np.concatenate([np.ravel(_arr("mus", m, lo=0.0, finite=False)) for m in mus]) \
         if mus else np.zeros(0)
     if vals.size == 0:
@@ -402,7 +440,16 @@ def compose_mu(*mus: Any) -> float:
     if top == 0.0:
         return 0.0
     # scaled to avoid overflow of mu**2 (mu up to 1e308 is valid input)
-    return top * float(np.sqrt(np.sum((vals / top) ** 2)))
+    root = top * float(np.sqrt(np.sum((vals / top) ** 2)))
+    if vals.size > 10_000:
+        # the sum of n non-negative squares errs by at most (log2 n + 1) ulps relative
+        # (pairwise summation), the scaling, squares, root and product by 3 more: raised
+        return float(raise_by(root, math.log2(vals.size) + 5.0))
+    # exactly: the smallest float whose square is not below the exact sum of squares
+    total = sum((Fraction(float(v)) ** 2 for v in vals), Fraction(0))
+    root = float(step_until(lambda r: Fraction(float(r)) ** 2 >= total, root, math.inf,
+                            tries=64))
+    return root
 
 
 def group_mu(mu: float, k: int) -> float:
@@ -415,4 +462,6 @@ def group_mu(mu: float, k: int) -> float:
     1.5
     """
     m = check_real("mu", mu, lo=0.0, finite=False)
-    return check_int("k", k, lo=1) * m
+    k = check_count("k", k)
+    g = k * m  # rounded up when inexact: a group's mu is never under-stated
+    return g if math.isinf(g) or Fraction(g) == k * Fraction(m) else math.nextafter(g, math.inf)

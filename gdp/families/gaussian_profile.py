@@ -74,6 +74,9 @@ from .._numerics import step_until
 __all__ = []
 
 _SQRT2 = math.sqrt(2.0)
+_TINY = 5e-324  # the smallest positive float
+_LOG_NORMAL = -708.3964185322641  # log of the smallest positive normal float, 2.2e-308
+_LOG_TINY_INV = 1074.0 * math.log(2.0)  # -log(5e-324)
 _SQRT_PI = math.sqrt(math.pi)
 _LOG2 = math.log(2.0)
 _LOG_SQRT_PI = math.log(_SQRT_PI)
@@ -230,6 +233,20 @@ def _ld_block(m: np.ndarray, e: np.ndarray) -> np.ndarray:
     return out
 
 
+def _delta_upper(F: np.ndarray) -> np.ndarray:
+    """δ = exp(log δ) from the raised log δ, never rounded down to 0: a δ below the
+    smallest positive float (log δ < -744.4) is returned as that float, 5e-324, an upper
+    bound (only δ = 0 exactly, log δ = -inf, gives 0). Below the smallest normal float
+    (2.2e-308) floats are a grid of step 5e-324, which no relative margin on log δ covers
+    (at δ = 8.5e-321 one step is 6e-4 relative): there δ is counted in steps,
+    :math:`\\lceil e^{F + 1074\\log 2}(1 + 10^{-12})\rceil` times 5e-324 (exact), the
+    factor covering the rounding of the shift (|F| < 745 times 2^-52, and exp's 1 ulp)."""
+    with np.errstate(under="ignore", over="ignore"):
+        steps = np.ceil(np.exp(F + _LOG_TINY_INV) * (1.0 + 1e-12))
+        v = np.where(F < _LOG_NORMAL, steps * _TINY, np.exp(F))
+        return np.where(np.isneginf(F), 0.0, np.maximum(v, _TINY))
+
+
 def _log_delta(mu: Any, eps: Any) -> np.ndarray:
     r"""log δ(ε; μ) for broadcast-compatible float arrays, μ ∈ [0, ∞], ε ∈ [−∞, ∞].
 
@@ -376,7 +393,7 @@ def _flat_pair(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]
 def _check_eps(m: np.ndarray, d: np.ndarray, e: np.ndarray) -> np.ndarray:
     """Raise eps (by growing steps) until the computed delta(e; m) <= d. Only used where
     eps or mu is below 1e-280: subnormal arithmetic voids the rounding analysis there."""
-    return step_until(lambda x: np.exp(_log_delta(m, x)) <= d, e, np.inf, rel=1e-15)
+    return step_until(lambda x: _delta_upper(_log_delta(m, x)) <= d, e, np.inf, rel=1e-15)
 
 
 def _eps_from_mu(mu: np.ndarray, delta: np.ndarray) -> np.ndarray:
@@ -386,7 +403,8 @@ def _eps_from_mu(mu: np.ndarray, delta: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         for s in range(0, m.size, _CHUNK):
             out[s:s + _CHUNK] = _eps_block(m[s:s + _CHUNK], d[s:s + _CHUNK])
-        tiny = np.flatnonzero(((out > 0) & (out < 1e-280)) | ((m > 0) & (m < 1e-280)))
+        tiny = np.flatnonzero(((out > 0) & (out < 1e-280)) | ((m > 0) & (m < 1e-280))
+                              | ((out > 0) & (out < np.inf) & (d < 1e-300)))
         if tiny.size:
             out[tiny] = _check_eps(m[tiny], d[tiny], _nudge(out[tiny], np.inf))
     return out.reshape(shape)
@@ -438,7 +456,7 @@ def _solve_mu(e: np.ndarray, logd: np.ndarray) -> np.ndarray:
 def _check_mu(e: np.ndarray, d: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """Step a computed mu down (by ulps, then growing steps) until the computed
     delta(e; mu) <= d; mu = 0 always qualifies."""
-    return step_until(lambda x: np.exp(_log_delta(x, e)) <= d, mu, 0.0, rel=2e-15,
+    return step_until(lambda x: _delta_upper(_log_delta(x, e)) <= d, mu, 0.0, rel=2e-15,
                       max_rel=0.5)
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numerics import step_until
+from .._numerics import EPS, step_until
 from .location import LocationFamily
 
 __all__ = ["Laplace", "laplace"]
@@ -85,18 +85,39 @@ class Laplace(LocationFamily):
             inside = -np.expm1((t - mu) / 2.0)
             below = -np.expm1(t)
         out = np.where(t >= mu, 0.0, np.where(t >= -mu, inside, below))
-        return np.clip(out, 0.0, 1.0)
+        # expm1 (an ulp) of an argument that is exact or rounded once (half an ulp, which
+        # moves -expm1(x), x < 0, by at most as much relatively): 1.5 ulps; raised by 4
+        return np.clip(out * (1.0 + 4 * EPS), 0.0, 1.0)
+
+    def _hockey_upper(self, eps):
+        return self._hockey(eps)
+
+    def _hockey_lower(self, eps):
+        return np.asarray(self._hockey(eps)) * (1.0 - 8 * EPS)
+
+    def _omf_lower(self, alpha):
+        # exp/expm1 of arguments of size |log a| + mu rounded once: relative error at most
+        # a few ulps of that size
+        a = np.asarray(alpha, dtype=float)
+        with np.errstate(divide="ignore"):
+            size = 8.0 + np.abs(np.log(np.where(a > 0, a, 1.0))) + \
+                (0.0 if math.isinf(self.mu) else self.mu)
+        return np.maximum(np.asarray(self._one_minus_f(a)) * (1.0 - 4 * EPS * size), 0.0)
 
     def _epsilon(self, delta):
         d = np.asarray(delta, dtype=float)
         mu = self.mu
         if math.isinf(mu):
             return np.where(d >= 1.0, 0.0, np.inf)
+        # invert the raised profile: delta(t) (1 + 4 eps) <= d on mu > t >= 0 is
+        # t >= mu + 2 log(1 - d / (1 + 4 eps)); starting there, not at the unraised root,
+        # keeps the correction a few ulps even where the answer is near 0 (a relative step
+        # from 0 cannot reach it)
         with np.errstate(divide="ignore"):
-            t = np.maximum(mu + 2.0 * np.log1p(-d), 0.0)
+            t = np.maximum(mu + 2.0 * np.log1p(-d / (1.0 + 4 * EPS)), 0.0)
         t = np.where(d <= 0.0, mu, t)
         # rounding must not leave us on the unsafe side: step up until delta(t) <= target
-        t = step_until(lambda x: self._hockey(x) <= d, t, np.inf, tries=8)
+        t = step_until(lambda x: self._hockey(x) <= d, t, np.inf, tries=64)
         return np.where(self._hockey(t) <= d, t, mu)
 
     def _loss_sf(self, t):

@@ -42,5 +42,8 @@ class LocationFamily(TradeOff):
     def _group(self, k):
         return type(self)(mu=k * self.mu)
 
+    def _symmetric_exact(self):
+        return True
+
     def _dominates_exact(self, other):
         return self.mu <= other.mu if type(other) is type(self) else None

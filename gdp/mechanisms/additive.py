@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import special
 
-from .._validation import check_int, check_real
+from .._validation import check_count, check_real
 from ..core.tradeoff import TradeOff
 from ..families.gaussian import G_mu, mu_from_eps_delta
 from ..families.laplace_tradeoff import laplace
@@ -59,7 +59,7 @@ class AdditiveNoise(Mechanism):
         noisy coordinates: :math:`-\sigma\Phi^{-1}(\beta/(2k))` for Gaussian noise (exact for
         ``k = 1``, a union bound otherwise), :math:`b\ln(k/\beta)` for Laplace noise
         (Dwork–Roth Thm 3.8)."""
-        return self._radius(_beta(beta), check_int("k", k, lo=1))
+        return self._radius(_beta(beta), check_count("k", k))
 
     def _radius(self, beta: float, k: int) -> float:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -64,7 +64,18 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._validation import check_int, check_real
+from .._validation import (
+    as_probability_array,
+    check_callable,
+    check_choice,
+    check_count,
+    check_fields,
+    check_real,
+    count,
+    flag,
+    instance,
+    real,
+)
 from ..core.tradeoff import TradeOff
 
 __all__ = ["AuditResult", "audit"]
@@ -126,11 +137,23 @@ class AuditResult:
     method: str
 
     def __post_init__(self) -> None:
+        size = None
         for name in ("alpha", "beta", "alpha_lower", "alpha_upper", "beta_lower",
                      "beta_upper"):
-            arr = np.array(getattr(self, name), dtype=float)
+            arr = np.array(as_probability_array(name, getattr(self, name), max_ndim=1))
+            if size is not None and arr.size != size:
+                raise ValueError(f"`{name}` must have one value per test, as `alpha` "
+                                 f"({size}); got {arr.size}")
+            size = arr.size
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
+        check_fields(self, tradeoff=instance(TradeOff, "a TradeOff"), violation=flag(),
+                     within_band=flag(), eps_lower=real(lo=0.0, finite=False),
+                     mu_lower=real(lo=0.0, finite=False),
+                     delta=real(lo=0.0, hi=1.0, hi_open=True),
+                     confidence=real(lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+                     n_samples=count())
+        check_choice("method", self.method, ("threshold", "likelihood_ratio"))
 
     def __repr__(self) -> str:
         return (f"AuditResult(violation={self.violation}, within_band={self.within_band}, "
@@ -269,27 +292,34 @@ def audit(mechanism: Any, D: Any, D_neighbour: Any, *, n_samples: int = 20000,
     >>> res.violation, res.within_band, 0.0 < res.eps_lower <= 1.0
     (False, True, True)
     """
-    if not callable(mechanism):
-        raise TypeError(f"`mechanism` must be callable as mechanism(value, rng=...); got "
-                        f"mechanism={mechanism!r}")
+    check_callable("mechanism", mechanism, "callable as mechanism(value, rng=...)")
     claimed = getattr(mechanism, "tradeoff", None)
     if not isinstance(claimed, TradeOff):
         raise TypeError("`mechanism` must have a `tradeoff` attribute that is a TradeOff; "
                         f"got tradeoff={claimed!r}")
-    n = check_int("n_samples", n_samples, lo=1)
+    n = check_count("n_samples", n_samples, hi=10**8,
+                    why="the outputs drawn are held in memory")
     conf = check_real("confidence", confidence, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     dlt = check_real("delta", delta, lo=0.0, hi=1.0, hi_open=True)
-    n_thr = check_int("n_thresholds", n_thresholds, lo=1)
-    if method not in _METHODS:
+    n_thr = check_count("n_thresholds", n_thresholds, hi=10**6,
+                        why="every threshold is a test evaluated on every output")
+    if not isinstance(method, str) or method not in _METHODS:
         raise ValueError("`method` must be 'auto', 'threshold' or 'likelihood_ratio'; got "
-                         f"method={method!r}")
+                         f"method={method!r:.60}")
+    if statistic is not None:
+        check_callable("statistic", statistic, "callable (outputs -> numbers) or None")
     if rng is None:
         rng = np.random.default_rng()
     elif not isinstance(rng, np.random.Generator):
         raise TypeError(f"`rng` must be a numpy.random.Generator or None; got rng={rng!r}")
 
-    x0 = _statistic(_draw(mechanism, D, n, rng), statistic)
-    x1 = _statistic(_draw(mechanism, D_neighbour, n, rng), statistic)
+    draws = []
+    for name, data in (("D", D), ("D_neighbour", D_neighbour)):
+        try:  # the mechanism checks its input: say which of the two it refused
+            draws.append(_statistic(_draw(mechanism, data, n, rng), statistic))
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"`{name}`: {exc}") from None
+    x0, x1 = draws
     half = n // 2
     s0, s1, e0, e1 = x0[:half], x1[:half], x0[half:], x1[half:]
 

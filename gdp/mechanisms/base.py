@@ -10,13 +10,12 @@ Imports: the ground floor and :mod:`gdp.core`.
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from .._validation import as_real_array, check_int, check_real
+from .._numerics import div_up
+from .._validation import as_real_array, check_count, check_real
 from ..core.tradeoff import TradeOff
 
 __all__ = ["Mechanism"]
@@ -36,10 +35,7 @@ def _as_rng(rng: Any) -> np.random.Generator:
 
 def _div_up(a: float, b: float) -> float:
     """The smallest float not below the real quotient a / b (a, b > 0)."""
-    q = a / b
-    if math.isfinite(q) and Fraction(q) < Fraction(a) / Fraction(b):
-        q = math.nextafter(q, math.inf)
-    return q
+    return float(div_up(a, b))
 
 
 def _sensitivity(value: Any) -> float:
@@ -78,16 +74,22 @@ def _out(arr: np.ndarray) -> Any:
     return arr
 
 
-def _scores(scores: Any, n_outcomes: int | None) -> np.ndarray:
-    arr = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
+def _scores(scores: Any, n_outcomes: int | None, name: str = "utility") -> np.ndarray:
+    """One score per outcome, from the utility (``name="utility"``) or given directly as
+    the released value (``name="value"``, when there is no utility)."""
+    gives = "must give" if name == "utility" else "must be"
+    try:
+        arr = np.asarray(scores) if not isinstance(scores, np.ndarray) else scores
+    except (ValueError, TypeError):
+        arr = np.asarray(None)
     if arr.ndim != 1:
-        raise ValueError("`utility` must give a 1-D array with one score per outcome; got "
+        raise ValueError(f"`{name}` {gives} a 1-D array with one score per outcome; got "
                          f"shape {arr.shape}")
-    arr = as_real_array("utility", arr)
+    arr = as_real_array(name, arr)
     if arr.size == 0:
-        raise ValueError("`utility` must give at least one score; got an empty array")
+        raise ValueError(f"`{name}` {gives} at least one score; got an empty array")
     if n_outcomes is not None and arr.size != n_outcomes:
-        raise ValueError(f"`utility` gave {arr.size} scores but the mechanism was built "
+        raise ValueError(f"`{name}` gave {arr.size} scores but the mechanism was built "
                          f"with n_outcomes={n_outcomes}")
     return arr
 
@@ -136,7 +138,7 @@ class Mechanism:
         """``n`` independent releases for the same ``value``, stacked along a new first axis
         (same distribution as ``n`` calls; used by :func:`gdp.audit`)."""
         self._validate()
-        n = check_int("n", n, lo=1)
+        n = check_count("n", n, hi=10**8, why="the releases are held in memory")
         gen = _as_rng(rng)
         return self._release_many(self._prepare(value), n, gen)
 

@@ -64,7 +64,19 @@ import numpy as np
 from scipy import special
 
 from .._numerics import EPS, bisect_bracket
-from .._validation import as_real_array, check_int, check_real
+from .._validation import (
+    as_real_array,
+    check_count,
+    check_fields,
+    check_int,
+    check_real,
+    count,
+    flag,
+    integer,
+    optional,
+    real,
+    shown,
+)
 from ..core.tradeoff import TradeOff
 from ..families.epsdelta import EpsDelta
 from ..families.gaussian import Gaussian, eps_from_mu
@@ -188,6 +200,15 @@ class OneRunAudit:
     eps_lower_pure: float
     delta: float
 
+    def __post_init__(self):
+        bound = real(lo=0.0, finite=False)
+        check_fields(self, canaries=count(), guesses=integer(lo=0), correct=integer(lo=0),
+                     confidence=real(lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+                     violation=optional(flag()), mu_lower=bound, eps_lower=bound,
+                     eps_lower_gaussian=bound, eps_lower_pure=bound,
+                     delta=real(lo=0.0, hi=1.0, hi_open=True))
+        _counts(self.correct, self.guesses, self.canaries, self.confidence)
+
 
 def one_run_rejects(f: TradeOff, *, correct: int, guesses: int, canaries: int,
                     confidence: float = 0.95) -> bool:
@@ -210,9 +231,13 @@ def one_run_rejects(f: TradeOff, *, correct: int, guesses: int, canaries: int,
 
 def _counts(correct: Any, guesses: Any, canaries: Any, confidence: Any
             ) -> tuple[int, int, int, float]:
-    m = check_int("canaries", canaries, lo=1)
-    k = check_int("guesses", guesses, lo=0, hi=m)
-    v = check_int("correct", correct, lo=0, hi=k)
+    m = check_count("canaries", canaries)
+    k = check_int("guesses", guesses, lo=0)
+    if k > m:
+        raise ValueError(f"`guesses` must be at most `canaries`; got guesses={k}, canaries={m}")
+    v = check_int("correct", correct, lo=0)
+    if v > k:
+        raise ValueError(f"`correct` must be at most `guesses`; got correct={v}, guesses={k}")
     c = check_real("confidence", confidence, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     return m, k, v, 1.0 - c
 
@@ -292,8 +317,8 @@ def one_run_guesses(scores: Any, included: Any, *, k_plus: int, k_minus: int = 0
     s = as_real_array("scores", scores).reshape(-1)
     inc = np.asarray(included, dtype=bool).reshape(-1)
     if inc.shape != s.shape:
-        raise ValueError(f"`included` must have one entry per score; got {inc.size} for "
-                         f"{s.size} scores")
+        raise ValueError(f"`included` must have one entry per entry of `scores`; got "
+                         f"{inc.size} for {s.size} scores (scores={shown(scores)})")
     kp = check_int("k_plus", k_plus, lo=0, hi=s.size)
     km = check_int("k_minus", k_minus, lo=0, hi=s.size - kp)
     order = np.argsort(s, kind="stable")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._validation import check_int, check_real
+from .._validation import check_count, check_real
 from ..core.tradeoff import TradeOff
 from ..families.epsdelta import f_eps_delta
 from .base import Mechanism, _beta, _div_up, _eps, _scores, _sensitivity
@@ -100,8 +100,8 @@ class Exponential(Mechanism):
                      eps=_eps(self.eps),
                      monotone=_monotone(self.monotone))
         if self.n_outcomes is not None:
-            object.__setattr__(self, "n_outcomes", check_int("n_outcomes", self.n_outcomes,
-                                                              lo=1))
+            object.__setattr__(self, "n_outcomes", check_count(
+                "n_outcomes", self.n_outcomes, hi=10**7, why="one score per outcome"))
 
     def _validate(self) -> None:
         _sensitivity(self.sensitivity)
@@ -112,8 +112,9 @@ class Exponential(Mechanism):
         return self.eps / ((1.0 if self.monotone else 2.0) * self.sensitivity)
 
     def _prepare(self, value):
-        scores = self.utility(value) if self.utility is not None else value
-        return _scores(scores, self.n_outcomes)
+        if self.utility is None:
+            return _scores(value, self.n_outcomes, name="value")
+        return _scores(self.utility(value), self.n_outcomes)
 
     def log_weights(self, value: Any) -> np.ndarray:
         """:math:`\\varepsilon u(D,r)/(2\\Delta u)` for every outcome (unnormalised log
@@ -134,7 +135,7 @@ class Exponential(Mechanism):
         r"""Utility loss :math:`\frac{c\Delta u}{\varepsilon}\ln(m/\beta)` (:math:`c = 2`,
         or 1 when monotone) exceeded with probability at most β (Dwork–Roth Thm 3.11)."""
         b = _beta(beta)
-        m = check_int("n_outcomes", n_outcomes, lo=1)
+        m = check_count("n_outcomes", n_outcomes)
         return float((math.log(m) - math.log(b)) / self._factor)
 
     def _release(self, v, rng):
@@ -197,8 +198,9 @@ class ReportNoisyMax(Mechanism):
     def __post_init__(self) -> None:
         object.__setattr__(self, "eps", _eps(self.eps))
         object.__setattr__(self, "sensitivity", _sensitivity(self.sensitivity))
-        if self.noise not in _NOISES:
-            raise ValueError(f"`noise` must be 'laplace' or 'gumbel'; got noise={self.noise!r}")
+        if not isinstance(self.noise, str) or self.noise not in _NOISES:
+            raise ValueError(f"`noise` must be 'laplace' or 'gumbel'; got "
+                             f"noise={self.noise!r:.60}")
         object.__setattr__(self, "monotone", _monotone(self.monotone))
 
     def _validate(self) -> None:
@@ -219,12 +221,12 @@ class ReportNoisyMax(Mechanism):
     def accuracy(self, beta: float, *, n_outcomes: int) -> float:
         """Gap to the true maximum exceeded with probability at most ``beta``."""
         b = _beta(beta)
-        m = check_int("n_outcomes", n_outcomes, lo=1)
+        m = check_count("n_outcomes", n_outcomes)
         c = 2.0 if self.noise == "laplace" else 1.0
         return float(c * self.scale * (math.log(m) - math.log(b)))
 
     def _prepare(self, value):
-        return _scores(value, None)
+        return _scores(value, None, name="value")
 
     def _noise(self, shape, rng):
         if self.noise == "laplace":

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_real_array, check_int, check_real
+from .._validation import as_real_array, check_count, check_real, shown
 
 __all__ = [
     "count", "counts", "histogram", "clipped_sum", "clipped_mean", "clipped_vector_sum", "vector",
@@ -58,18 +58,22 @@ NEIGHBOURING = ("add_remove", "replace")
 
 
 def _relation(neighbouring: Any) -> str:
-    if neighbouring not in NEIGHBOURING:
+    if not isinstance(neighbouring, str) or neighbouring not in NEIGHBOURING:
         raise ValueError("`neighbouring` must be 'add_remove' or 'replace'; got "
-                         f"neighbouring={neighbouring!r}")
+                         f"neighbouring={neighbouring!r:.60}")
     return neighbouring
 
 
-def _norm(norm: Any) -> float:
+def _norm(norm: Any, name: str = "norm") -> float:
     if isinstance(norm, bool) or not isinstance(norm, int | float | np.integer | np.floating):
-        raise TypeError(f"`norm` must be 1, 2 or inf (a p >= 1); got norm={norm!r}")
-    p = float(norm)
+        raise TypeError(f"`{name}` must be 1, 2 or inf (a p >= 1); got {name}={shown(norm)}")
+    try:
+        p = float(norm)
+    except OverflowError:
+        raise ValueError(f"`{name}` must be a number p >= 1 (or inf); got {name}="
+                         f"{shown(norm)} (too large for a floating-point number)") from None
     if not (p >= 1.0):
-        raise ValueError(f"`norm` must be a number p >= 1 (or inf); got norm={norm!r}")
+        raise ValueError(f"`{name}` must be a number p >= 1 (or inf); got {name}={norm!r}")
     return p
 
 
@@ -104,7 +108,7 @@ def counts(k: int, *, norm: Any = 1) -> float:
     >>> sensitivity.counts(4), sensitivity.counts(4, norm=2)
     (4.0, 2.0)
     """
-    k = check_int("k", k, lo=1)
+    k = check_count("k", k)
     p = _norm(norm)
     return 1.0 if math.isinf(p) else float(k ** (1.0 / p))
 
@@ -183,7 +187,7 @@ def clipped_mean(*, lower: float, upper: float, n: int,
     """
     rel = _relation(neighbouring)
     lo, hi = _bounds(lower, upper)
-    n = check_int("n", n, lo=1)
+    n = check_count("n", n)
     return (hi - lo) / (n if rel == "replace" else n + 1)
 
 
@@ -244,9 +248,9 @@ def norm_bound(sensitivity: float, *, from_norm: Any, to_norm: Any, dim: int) ->
     1.0
     """
     s = check_real("sensitivity", sensitivity, lo=0.0)
-    p = _norm(from_norm)
-    q = _norm(to_norm)
-    d = check_int("dim", dim, lo=1)
+    p = _norm(from_norm, "from_norm")
+    q = _norm(to_norm, "to_norm")
+    d = check_count("dim", dim)
     expo = max(0.0, 1.0 / q - 1.0 / p)
     return float(s * d**expo)
 
@@ -262,7 +266,7 @@ def _sorted_data(x: Any, lower: Any, upper: Any) -> tuple[np.ndarray, float, flo
     out = (arr < lo) | (arr > hi)
     if out.any():
         raise ValueError(f"`x` must lie in [lower, upper] = [{lo!r}, {hi!r}] (clip it first); "
-                         f"got x={float(arr[out][0])!r}")
+                         f"got x={float(arr[out][0])!r} with `lower`={lo!r}, `upper`={hi!r}")
     return np.sort(arr), lo, hi
 
 
@@ -288,7 +292,7 @@ def median_at_distance(x: Any, k: int, *, lower: float, upper: float) -> float:
     [3.0, 5.0, 6.0, 8.0]
     """
     xs, lo, hi = _sorted_data(x, lower, upper)
-    k = check_int("k", k, lo=0)
+    k = check_count("k", k, lo=0)
     return float(_a_k(xs, lo, hi, np.array([k]))[0])
 
 

@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_instance
 from ..mechanisms.auditing import AuditResult
+from .base import _new_axes
 
 __all__ = ["plot_audit"]
 
@@ -22,12 +24,13 @@ def plot_audit(result: AuditResult, ax: Any = None) -> Any:
     and the lower corners :math:`(\\underline\\alpha, \\underline\\beta)` of the
     simultaneous confidence boxes.
     """
-    if not isinstance(result, AuditResult):
-        raise TypeError(f"`result` must be an AuditResult; got result={result!r}")
-    import matplotlib.pyplot as plt
-
+    check_instance("result", result, AuditResult, "an AuditResult")
     if ax is None:
+        import matplotlib.pyplot as plt
+
         _, ax = plt.subplots(figsize=(4.5, 4.5))
+    else:
+        ax = _new_axes(ax)
     grid = np.linspace(0.0, 1.0, 401)
     ax.plot(grid, result.tradeoff(grid), color="C0", lw=2,
             label=f"claimed ${result.tradeoff.label}$")

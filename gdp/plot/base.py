@@ -17,11 +17,20 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .._validation import (
+    as_real_array,
+    check_bool,
+    check_count,
+    check_instance,
+    check_str,
+    shown,
+)
 from ..core.tradeoff import TradeOff
 from .styles import curve_style
 
@@ -59,11 +68,19 @@ class PlotData:
     columns: Mapping[str, np.ndarray]
 
     def __post_init__(self):
-        x = np.array(self.x, dtype=float)
+        check_str("x_name", self.x_name)
+        x = np.array(as_real_array("x", self.x, max_ndim=1))
         x.setflags(write=False)
         cols = {}
+        if not isinstance(self.columns, Mapping):
+            raise TypeError(f"`columns` must be a mapping from names to arrays; got "
+                            f"columns={shown(self.columns)}")
         for name, col in self.columns.items():
-            c = np.array(col, dtype=float)
+            try:  # NaN allowed: a value missing at that x (written as an empty CSV field)
+                c = np.array(col, dtype=float)
+            except (TypeError, ValueError, OverflowError):
+                raise TypeError(f"`columns[{name!r}]` must be an array of numbers; got "
+                                f"{shown(col)}") from None
             if c.shape != x.shape:
                 raise ValueError(f"`columns[{name!r}]` must have the shape of `x` {x.shape}; "
                                  f"got shape {c.shape}")
@@ -83,7 +100,7 @@ class PlotData:
         Missing values (e.g. a curve only defined for some k) are written as empty
         fields. Returns the path written.
         """
-        path = Path(path)
+        path = _output_path("path", path)
         names = [self.x_name, *self.columns]
         rows = np.column_stack([self.x, *self.columns.values()])
         with path.open("w", newline="", encoding="utf-8") as fh:
@@ -105,8 +122,7 @@ def to_csv(data: PlotData, path: str | Path) -> Path:
     >>> p.read_text().splitlines()
     ['alpha,"f_{1,1e-05}"', '0.0,0.99999', '1.0,0.0']
     """
-    if not isinstance(data, PlotData):
-        raise TypeError(f"`data` must be a PlotData; got data={data!r}")
+    check_instance("data", data, PlotData, "a PlotData")
     return data.to_csv(path)
 
 
@@ -135,7 +151,7 @@ def mathtext(label: str) -> str:
     >>> gdp.plot.mathtext("DP-SGD")
     'DP-SGD'
     """
-    label = str(label)
+    label = check_str("label", label)
     if "$" in label:
         return label
     if _WORDS.match(label) and not re.search(r"[\\_^{}]", label):
@@ -217,7 +233,7 @@ def label_text(label: str) -> str:
     >>> gdp.plot.label_text(r"{\mathrm{Lap}_{0.5}}^{\otimes 3}"), gdp.plot.label_text("{f}^{-1}")
     ('(Lap_0.5)^⊗3', 'f⁻¹')
     """
-    return _text(str(label).replace("$", "")).strip()
+    return _text(check_str("label", label).replace("$", "")).strip()
 
 
 # ------------------------------------------------------------------- helpers
@@ -243,9 +259,11 @@ def _labels(fs: Sequence[Any], labels: Sequence[str] | None) -> list[str]:
     if labels is None:
         labels = [str(f.label) for f in fs]
     else:
-        if isinstance(labels, str):
-            raise TypeError(f"`labels` must be a sequence of strings; got labels={labels!r}")
-        labels = [str(s) for s in labels]
+        if isinstance(labels, str) or not isinstance(labels, Sequence | np.ndarray) or \
+                not all(isinstance(s, str) for s in labels):
+            raise TypeError(f"`labels` must be a sequence of strings; got "
+                            f"labels={shown(labels)}")
+        labels = list(labels)
         if len(labels) != len(fs):
             raise ValueError(f"`labels` must have one entry per curve ({len(fs)}); "
                              f"got {len(labels)}")
@@ -266,10 +284,33 @@ def _alpha_grid(n: int, log_alpha: bool, alpha_min: float) -> np.ndarray:
     return np.unique(np.concatenate([np.linspace(0.0, 1.0, n), ends, 1.0 - ends]))
 
 
+def _output_path(name: str, path: Any) -> Path:
+    """A file to write: a str or path whose directory exists (none is created)."""
+    if not isinstance(path, str | PathLike) or not str(path).strip():
+        raise TypeError(f"`{name}` must be a file path (a str or os.PathLike); got "
+                        f"{name}={shown(path)}")
+    out = Path(path)
+    if not (out.parent if str(out.parent) else Path(".")).is_dir():
+        raise ValueError(f"`{name}` must be in an existing directory; got {name}={str(path)!r}")
+    return out
+
+
+def _flags(**flags: Any) -> None:
+    """Check the True/False keywords of a plotting function."""
+    for name, value in flags.items():
+        check_bool(name, value)
+
+
+def _n_points(n: Any) -> int:
+    return check_count("n", n, lo=2, hi=10**6, why="each point is evaluated and drawn")
+
+
 def _new_axes(ax: Any) -> Any:
     """``ax``, or a new figure: the size of the active style (:func:`gdp.plot.style`), or
     a 4.8 in square when matplotlib's default size is in force."""
     if ax is not None:
+        if not callable(getattr(ax, "plot", None)):
+            raise TypeError(f"`ax` must be a matplotlib Axes or None; got ax={shown(ax)}")
         return ax
     import matplotlib.pyplot as plt
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_real_array
-from .base import PlotData, _new_axes, _plot_curve, _rc
+from .._validation import as_real_array, check_str
+from .base import PlotData, _flags, _new_axes, _plot_curve, _rc
 from .styles import _DASHES, PALETTE
 
 __all__ = ["compare_data", "compare"]
@@ -198,10 +198,17 @@ def compare(records_or_data: Any, ax: Any = None, *, log_k: bool = True,
     >>> ax.get_xscale(), [t.get_text() for t in ax.get_legend().get_texts()]
     ('log', ['Basic composition', 'Exact tensor product'])
     """
+    _flags(log_k=log_k, log_eps=log_eps, legend=legend, return_data=return_data)
+    if ylabel is not None:
+        check_str("ylabel", ylabel)
+    if labels is not None and (not isinstance(labels, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in labels.items())):
+        raise TypeError(f"`labels` must map method names to strings; got "
+                        f"labels={labels!r:.60}")
     data = compare_data(records_or_data)
     names, kinds = _method_names(records_or_data)
     if labels is not None:
-        names.update({str(k): str(v) for k, v in labels.items()})
+        names.update(dict(labels))
     ax = _new_axes(ax)
     for method, eps in data.columns.items():
         ok = np.isfinite(eps)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_real_array, check_int, check_real
+from .._validation import as_real_array, check_real
 from ..approx.central_limit import clt as central_limit
 from ..approx.edgeworth_series import edgeworth as edgeworth_series
 from ..core.tradeoff import TradeOff
@@ -25,8 +25,10 @@ from .base import (
     _alpha_grid,
     _bracket,
     _check_curves,
+    _flags,
     _labels,
     _line_with_band,
+    _n_points,
     _new_axes,
     _plot_curve,
     _rc,
@@ -64,13 +66,14 @@ def curve_data(*fs: TradeOff, n: int = 1001, log_alpha: bool = False,
     """
     fs = _check_curves(fs)
     names = _labels(fs, labels)
+    _flags(log_alpha=log_alpha)
     if alpha is None:
-        n = check_int("n", n, lo=2)
+        n = _n_points(n)
         alpha_min = check_real("alpha_min", alpha_min, lo=0.0, hi=1.0, lo_open=True,
                                hi_open=True)
         a = _alpha_grid(n, bool(log_alpha), alpha_min)
     else:
-        a = as_real_array("alpha", alpha, lo=0.0, hi=1.0).reshape(-1)
+        a = as_real_array("alpha", alpha, lo=0.0, hi=1.0, max_ndim=1, min_size=1).reshape(-1)
     cols: dict[str, np.ndarray] = {}
     for f, name in zip(fs, names, strict=True):
         cols[name] = np.asarray(f(a), dtype=float)
@@ -127,6 +130,8 @@ def tradeoff(*fs: TradeOff, ax: Any = None, shade: bool = False, band: bool = Tr
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['$\\mathrm{Id}: 1-\\alpha$', '$G_{1}$', '$f_{1,10^{-5}}$']
     """
+    _flags(shade=shade, band=band, log_alpha=log_alpha, diagonal=diagonal, legend=legend,
+           return_data=return_data)
     data = curve_data(*fs, n=n, log_alpha=log_alpha, alpha_min=alpha_min, labels=labels)
     ax = _new_axes(ax)
     _style_unit_square(ax, bool(log_alpha), alpha_min, diagonal)
@@ -172,7 +177,7 @@ def profile_data(*fs: TradeOff, eps: Any = None,
     if eps is None:
         e = np.linspace(0.0, 6.0, 301)
     else:
-        e = as_real_array("eps", eps, lo=0.0).reshape(-1)
+        e = as_real_array("eps", eps, lo=0.0, max_ndim=1, min_size=1).reshape(-1)
     cols: dict[str, np.ndarray] = {}
     for f, name in zip(fs, names, strict=True):
         cols[name] = np.asarray(f.delta(e), dtype=float)
@@ -227,6 +232,7 @@ def privacy_profile(*fs: TradeOff, eps: Any = None, ax: Any = None, log_delta: b
     ('log', 'Privacy parameter $\\varepsilon$')
     """
     delta_min = check_real("delta_min", delta_min, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    _flags(log_delta=log_delta, band=band, legend=legend, return_data=return_data)
     data = profile_data(*fs, eps=eps, labels=labels)
     ax = _new_axes(ax)
     e = data.x
@@ -292,7 +298,14 @@ def clt(fs: Sequence[TradeOff], ax: Any = None, *, exact: Any = True,
     if isinstance(fs, TradeOff):
         raise TypeError("`fs` must be a sequence of TradeOffs (the factors); got a single "
                         "TradeOff")
+    if isinstance(fs, str | bytes) or not isinstance(fs, Sequence | np.ndarray):
+        raise TypeError(f"`fs` must be a sequence of TradeOffs (the factors); got fs={fs!r:.60}")
     fs = _check_curves(list(fs))
+    _flags(berry_esseen=berry_esseen, edgeworth=edgeworth, log_alpha=log_alpha,
+           legend=legend, return_data=return_data)
+    if not (isinstance(exact, bool) or isinstance(exact, TradeOff)):
+        raise TypeError(f"`exact` must be True, False or a TradeOff; got exact={exact!r:.60}")
+    n = _n_points(n)
     res = central_limit(fs)
     curves: list[TradeOff] = []
     names: list[str] = []

@@ -24,15 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_real_array, check_int, check_real
+from .._validation import as_real_array, check_real
 from ..accounting.attack_risk import tpr_at_fpr
 from ..core.tradeoff import TradeOff
 from .base import (
     PlotData,
     _bracket,
     _check_curves,
+    _flags,
     _labels,
     _line_with_band,
+    _n_points,
     _new_axes,
     mathtext,
 )
@@ -71,8 +73,9 @@ def roc_data(*fs: TradeOff, n: int = 400, log: bool = True, fpr_min: float = 1e-
     """
     fs = _check_curves(fs)
     names = _labels(fs, labels)
+    _flags(log=log)
     if fpr is None:
-        n = check_int("n", n, lo=2)
+        n = _n_points(n)
         lo = check_real("fpr_min", fpr_min, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
         x = np.geomspace(lo, 1.0, n) if log else np.linspace(0.0, 1.0, n)
     else:
@@ -120,6 +123,7 @@ def roc(*fs: TradeOff, ax: Any = None, log: bool = True, fpr_min: float = 1e-6, 
     >>> ax.get_xscale(), ax.get_xlabel()
     ('log', 'False-positive rate (FPR)')
     """
+    _flags(log=log, band=band, chance=chance, legend=legend, return_data=return_data)
     data = roc_data(*fs, n=n, log=log, fpr_min=fpr_min, labels=labels)
     ax = _new_axes(ax)
     x = data.x

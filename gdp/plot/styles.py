@@ -42,6 +42,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._validation import check_choice, check_int
+
 __all__ = ["PALETTE", "CYCLE", "STYLES", "curve_style", "rc_params", "style"]
 
 #: The Okabe–Ito palette without its yellow (too light on white): blue, vermillion,
@@ -105,7 +107,7 @@ def curve_style(i: int) -> dict[str, Any]:
     >>> s["color"], s["marker"], s["linestyle"]
     ('#D55E00', 's', (0, (5.0, 2.0)))
     """
-    i = int(i)
+    i = check_int("i", i, lo=0, hi=10**6)  # the index of a curve on one Axes
     st = dict(CYCLE[i % len(CYCLE)])
     if i >= len(CYCLE):  # second round: shift the markers so they do not coincide
         start, step = st["markevery"]
@@ -128,9 +130,7 @@ def rc_params(name: str = "paper-1col", **overrides: Any) -> dict[str, Any]:
     >>> rc["figure.figsize"], rc["pdf.fonttype"], rc["font.size"]
     ((7.0, 3.0), 42, 8.0)
     """
-    if not isinstance(name, str) or name not in STYLES:
-        raise ValueError(f"`name` must be one of {', '.join(map(repr, STYLES))}; "
-                         f"got name={name!r}")
+    check_choice("name", name, tuple(STYLES))
     from cycler import cycler
 
     rc = dict(STYLES[name])

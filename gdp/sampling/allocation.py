@@ -84,7 +84,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numerics import EPS
-from .._validation import check_int, check_real
+from .._validation import check_count, check_int, check_real
 from ..core.tradeoff import Bracketed
 from ..engine.curves import LossCurve, curve_from_atoms
 from ..engine.laws import GaussianLaw
@@ -252,12 +252,13 @@ def allocation_epoch(m: float, steps_per_epoch: int, released: int | None = None
     (True, True)
     """
     m = check_real("m", m, lo=0.0, lo_open=True)
-    T = check_int("steps_per_epoch", steps_per_epoch, lo=1)
+    T = check_count("steps_per_epoch", steps_per_epoch, hi=10**6,
+                    why="the epoch law is computed on steps_per_epoch x points_per_step cells")
     s = T if released is None else check_int("released", released, lo=1, hi=T)
-    g = check_int("points_per_step", points_per_step, lo=2)
+    g = check_count("points_per_step", points_per_step, lo=2, hi=10**4)
     tail = check_real("tail_mass", tail_mass, lo=1e-300, hi=1e-3)
-    cap = (1 << 21) if max_points is None else check_int("max_points", max_points,
-                                                                      lo=16)
+    cap = (1 << 21) if max_points is None else check_count("max_points", max_points,
+                                                                        lo=16, hi=1 << 28)
     z = -_ndtri(tail)
     delta = 1.0 / (g * T)
     sd = math.sqrt(s * math.expm1(min(m * m, 700.0))) / T

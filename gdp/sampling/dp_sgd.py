@@ -15,13 +15,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._validation import check_int, check_real
+from .._validation import check_count, check_keywords, check_real
 from ..core.tradeoff import TradeOff
 from ..engine.numeric import compose_numeric_two_orders
-from ..engine.settings import accuracy
+from ..engine.settings import _ACC_KEYS, accuracy
 from ..families.gaussian import G_mu, Gaussian
 from .samplers import check_combination, sampled_dpsgd
-from .subsampling import PoissonSubsampled, _check_p, subsample
+from .subsampling import PoissonSubsampled, subsample
 
 __all__ = ["dpsgd"]
 
@@ -29,16 +29,18 @@ _PHASE_KEYS = {"sigma", "p", "steps"}
 
 
 def _phase(spec: Mapping[str, Any], i: int | None = None) -> tuple[float, float, int]:
-    where = "" if i is None else f" (phase {i})"
+    where = "" if i is None else f" (phase {i}) in `phases`"
     if not isinstance(spec, Mapping):
         raise TypeError(f"each phase must be a mapping with keys sigma, p, steps; got "
-                        f"{spec!r}{where}")
+                        f"{spec!r:.60}{where}")
     if set(spec) != _PHASE_KEYS:
         raise ValueError(f"a phase must have exactly the keys sigma, p and steps; got keys "
-                         f"{sorted(spec)}{where}")
-    sigma = check_real("sigma", spec["sigma"], lo=0.0, lo_open=True)
-    p = _check_p(spec["p"])
-    steps = check_int("steps", spec["steps"], lo=1)
+                         f"{sorted(map(str, spec))}{where}")
+    pre = "" if i is None else f"phases[{i}]."
+    # (1/sigma, the mu of one step, must be finite)
+    sigma = check_real(pre + "sigma", spec["sigma"], lo=1e-300)
+    p = check_real(pre + "p", spec["p"], lo=0.0, hi=1.0, lo_open=True)
+    steps = check_count(pre + "steps", spec["steps"])
     return sigma, p, steps
 
 
@@ -101,6 +103,9 @@ def dpsgd(*, sigma: float | None = None, p: float | None = None, steps: int | No
     >>> round(hi, 2), bool(hi - lo < 2e-3 * hi)
     (1.83, True)
     """
+    check_keywords("dpsgd", accuracy_kw, _ACC_KEYS,
+                   expects="`sigma`, `p` and `steps` (or `phases`), and the accuracy keywords "
+                           + ", ".join(f"`{k}`" for k in _ACC_KEYS))
     if phases is not None:
         if sigma is not None or p is not None or steps is not None:
             raise TypeError("pass either `phases` or `sigma`, `p` and `steps`, not both")
@@ -109,8 +114,11 @@ def dpsgd(*, sigma: float | None = None, p: float | None = None, steps: int | No
                             f"p, steps; got phases={phases!r}")
         specs = [_phase(ph, i) for i, ph in enumerate(phases)]
     else:
-        if sigma is None or p is None or steps is None:
-            raise TypeError("dpsgd needs `sigma`, `p` and `steps` (or `phases`)")
+        missing = [f"`{k}`" for k, v in (("sigma", sigma), ("p", p), ("steps", steps))
+                   if v is None]
+        if missing:
+            raise TypeError(f"dpsgd needs `sigma`, `p` and `steps` (or `phases`); missing "
+                            f"{', '.join(missing)}")
         specs = [_phase({"sigma": sigma, "p": p, "steps": steps})]
     acc = accuracy(**accuracy_kw)
     sampler, neighbours, group_size = check_combination(sampler, neighbours, group_size)

@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_int, check_real
+from .._validation import check_count, check_real
 from ..core.tradeoff import TradeOff
 from ..families.gaussian import G_mu
 from .mixture import ShiftMixture
@@ -76,9 +76,9 @@ def group_gaussian_step(sigma: float, p: float, k: int) -> TradeOff:
     >>> f"{float(f.hockey_stick(1.0)):.4g}"
     '1.232e-05'
     """
-    sigma = check_real("sigma", sigma, lo=0.0, lo_open=True)
+    sigma = check_real("sigma", sigma, lo=1e-300)
     p = _check_p(p)
-    k = check_int("group_size", k, lo=1)
+    k = check_count("k", k, hi=10**6, why="the law mixes k + 1 Gaussians")
     if p == 1.0:
         return G_mu(k / sigma)
     if k == 1:

@@ -69,7 +69,13 @@ import numpy as np
 from scipy import special
 
 from .._numerics import EPS, find_root_bracket
-from .._validation import as_real_array, check_real
+from .._validation import (
+    as_real_array,
+    check_choice,
+    check_instance,
+    check_real,
+    check_str,
+)
 from ..core.tradeoff import TradeOff
 from ..engine.laws import Law, norm_cells
 
@@ -169,12 +175,13 @@ class ShiftMixture(TradeOff):
     name: str = "mixture"
 
     def __post_init__(self):
-        if self.kernel not in _KERNELS:
-            raise ValueError(f"`kernel` must be one of {_KERNELS}; got kernel={self.kernel!r}")
+        check_choice("kernel", self.kernel, _KERNELS)
+        check_str("name", self.name)
         v, r = _components("p", self.p_weights, self.p_shifts)
         w, s = _components("q", self.q_weights, self.q_shifts)
         if s[0] < r[-1]:
-            raise ValueError(f"the shifts must be ordered, min(q_shifts) >= max(p_shifts) "
+            raise ValueError(f"`p_shifts` and `q_shifts` must be ordered, min(q_shifts) >= "
+                             f"max(p_shifts) "
                              f"(monotone likelihood ratio); got min(q_shifts)={s[0]!r}, "
                              f"max(p_shifts)={r[-1]!r}")
         for k, val in (("p_weights", v), ("p_shifts", r), ("q_weights", w), ("q_shifts", s)):
@@ -322,7 +329,7 @@ class ShiftMixtureLaw(Law):
     error bounds; the Laplace kernel adds the two atoms beyond the outermost shifts."""
 
     def __init__(self, f: ShiftMixture):
-        self.f = f
+        self.f = check_instance("f", f, ShiftMixture, "a ShiftMixture")
         self.q_inf = 0.0
         self.p_ninf = 0.0
 
@@ -419,6 +426,17 @@ def mixture_gaussian(sigma: float, sensitivities: Sequence[float],
     >>> round(float(f.hockey_stick(1.0)), 6)
     0.003826
     """
-    sigma = check_real("sigma", sigma, lo=0.0, lo_open=True)
-    c = as_real_array("sensitivities", sensitivities, lo=0.0).reshape(-1)
-    return ShiftMixture((1.0,), (0.0,), probs, tuple(c / sigma), name="MoG")
+    sigma = check_real("sigma", sigma, lo=1e-300)
+    c = as_real_array("sensitivities", sensitivities, lo=0.0, min_size=1, max_ndim=1).reshape(-1)
+    w = as_real_array("probs", probs, lo=0.0, min_size=1, max_ndim=1).reshape(-1)
+    if c.size != w.size:
+        raise ValueError(f"`sensitivities` and `probs` must have one length; got {c.size} and "
+                         f"{w.size}")
+    if not abs(math.fsum(w) - 1.0) <= 1e-12:
+        raise ValueError(f"`probs` must sum to 1; got sum={math.fsum(w)!r}")
+    with np.errstate(over="ignore"):
+        shifts = c / sigma
+    if not np.all(np.isfinite(shifts)):
+        raise ValueError(f"`sensitivities` / `sigma` must be finite floats (the shifts of the "
+                         f"mixture); got sigma={sigma!r}, max sensitivity {float(c.max())!r}")
+    return ShiftMixture((1.0,), (0.0,), probs, tuple(shifts), name="MoG")

@@ -112,7 +112,7 @@ def replace_one_gaussian(sigma: float, p: float = 1.0) -> TradeOff:
     >>> f.is_symmetric, round(float(f.hockey_stick(0.01)), 6)
     (True, 0.003328)
     """
-    sigma = check_real("sigma", sigma, lo=0.0, lo_open=True)
+    sigma = check_real("sigma", sigma, lo=1e-300)
     p = _check_p(p)
     m = 1.0 / sigma
     if p == 1.0:
@@ -133,7 +133,7 @@ def replace_one_laplace(mu: float, p: float = 1.0) -> TradeOff:
     >>> replace_one_laplace(0.5)
     Laplace(mu=1.0)
     """
-    mu = check_real("mu", mu, lo=0.0, lo_open=True)
+    mu = check_real("mu", mu, lo=0.0, hi=1e300, lo_open=True)
     p = _check_p(p)
     if p == 1.0:
         return laplace(2.0 * mu)

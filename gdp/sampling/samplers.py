@@ -73,7 +73,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import float_or_array
-from .._validation import check_int
+from .._validation import check_count, check_instance, check_str
 from ..core.piecewise import Identity
 from ..core.tradeoff import Bracketed, TradeOff
 from ..engine.numeric import compose_numeric, compose_numeric_two_orders
@@ -84,7 +84,10 @@ from .group import group_gaussian_step
 from .neighbours import check_neighbours, replace_one_gaussian
 from .subsampling import PoissonSubsampled, Subsampled, _SymHullLaw, subsample
 
-__all__ = ["SAMPLERS", "check_sampler", "SamplerBracket", "sampled_dpsgd"]
+__all__ = ["SAMPLERS", "check_sampler", "SamplerBracket"]
+
+#: the largest user-level group size (the exact law is a mixture of group_size + 1 terms)
+_GROUP_MAX = 10**6
 
 #: The batch samplers understood by :func:`gdp.dpsgd` and the CLI.
 SAMPLERS = ("poisson", "fixed", "shuffle", "allocation")
@@ -119,7 +122,8 @@ def check_combination(sampler: Any, neighbours: Any, group_size: Any) -> tuple[s
     """Check the sampler, the relation, the group size and that they go together."""
     sampler = check_sampler(sampler)
     neighbours = check_neighbours(neighbours)
-    k = check_int("group_size", group_size, lo=1)
+    k = check_count("group_size", group_size, hi=_GROUP_MAX,
+                    why="the user-level law mixes group_size + 1 Gaussians")
     if neighbours not in _RELATIONS[sampler]:
         raise ValueError(f"sampler={sampler!r} has no known analysis for "
                          f"neighbours={neighbours!r}: {_WHY[(sampler, neighbours)]}")
@@ -140,6 +144,13 @@ class SamplerBracket(Bracketed):
     sound_bound: str = ""
     lower_bound: str = ""
     explicit: Any = field(default=None, repr=False)
+
+    def __post_init__(self):
+        Bracketed.__post_init__(self)
+        check_str("sound_bound", self.sound_bound)
+        check_str("lower_bound", self.lower_bound)
+        if self.explicit is not None:
+            check_instance("explicit", self.explicit, TradeOff, "a TradeOff or None")
 
     def _epsilon(self, delta):
         return np.asarray(self.lower.epsilon(np.asarray(delta, dtype=float)), dtype=float)

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import EPS, find_root_bracket, float_or_array
-from .._validation import check_real
+from .._validation import check_instance, check_real
 from ..core.tradeoff import Inverse, TradeOff
 from ..engine.laws import InverseLaw, Law, law_of
 
@@ -78,8 +78,8 @@ class SubsampledLaw(Law):
     r"""Law of :math:`L_p = \log(1-p+pe^{L})` under :math:`(P, (1-p)P + pQ)`."""
 
     def __init__(self, base: Law, p: float):
-        self.base = base
-        self.p = p
+        self.base = check_instance("base", base, Law, "a Law")
+        self.p = _check_p(p)
         self.q_inf = p * base.q_inf
         self.p_ninf = 0.0
 
@@ -179,8 +179,7 @@ class PoissonSubsampled(TradeOff):
     p: float
 
     def __post_init__(self):
-        if not isinstance(self.base, TradeOff):
-            raise TypeError(f"`f` must be a TradeOff; got f={self.base!r}")
+        check_instance("base", self.base, TradeOff, "a TradeOff")
         object.__setattr__(self, "p", _check_p(self.p))
 
     @property
@@ -299,8 +298,7 @@ def poisson_subsample(f: TradeOff, p: float) -> TradeOff:
     >>> round(fp(0.1), 6)
     0.755428
     """
-    if not isinstance(f, TradeOff):
-        raise TypeError(f"`f` must be a TradeOff; got f={f!r}")
+    check_instance("f", f, TradeOff, "a TradeOff")
     p = _check_p(p)
     return f if p == 1.0 else PoissonSubsampled(base=f, p=p)
 
@@ -317,8 +315,7 @@ class Subsampled(TradeOff):
     is_symmetric = True
 
     def __post_init__(self):
-        if not isinstance(self.base, TradeOff):
-            raise TypeError(f"`f` must be a TradeOff; got f={self.base!r}")
+        check_instance("base", self.base, TradeOff, "a TradeOff")
         object.__setattr__(self, "p", _check_p(self.p))
 
     @property
@@ -465,7 +462,6 @@ def subsample(f: TradeOff, p: float) -> TradeOff:
     >>> round(c.epsilon(1e-5), 4)
     1.6845
     """
-    if not isinstance(f, TradeOff):
-        raise TypeError(f"`f` must be a TradeOff; got f={f!r}")
+    check_instance("f", f, TradeOff, "a TradeOff")
     p = _check_p(p)
     return f if p == 1.0 else Subsampled(base=f, p=p)

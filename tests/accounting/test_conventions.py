@@ -49,7 +49,7 @@ def test_steps_are_never_under_counted(kw, steps):
     ("kw", "exc", "match"),
     [
         ({"epochs": 1, "batch_size": 1, "dataset_size": 2, "convention": "jax"}, ValueError,
-         r"`convention` must be one of \('opacus', 'tf'\)"),
+         r"`convention` must be one of 'opacus', 'tf'"),
         ({"epochs": 1, "batch_size": 3, "dataset_size": 2, "convention": "tf"}, ValueError,
          "`batch_size` must be at most `dataset_size`"),
         ({"epochs": 0, "sample_rate": 0.1, "convention": "tf"}, ValueError,

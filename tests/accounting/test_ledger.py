@@ -12,6 +12,7 @@ from numpy.testing import assert_allclose
 
 import gdp
 from gdp.accounting import ledger as ledger_module
+from gdp.accounting.calibrate import _mu_above_floor
 from gdp.accounting.factors import Step
 
 DELTAS = [1e-3, 1e-5, 1e-7]
@@ -201,7 +202,10 @@ def test_mu_budget_with_a_numeric_curve_is_certified_from_above():
     acc.compose(gdp.laplace(0.5), count=4)
     spent = acc.spent()
     h = acc.tradeoff()
-    assert h.dominates(gdp.G_mu(spent))  # spent is a mu the curve really dominates
+    # spent is a mu the sound curve is proved to dominate (up to the engine's floor: the
+    # masses its sound side puts at +-inf, at most 1e-9), and a smaller one is not
+    assert _mu_above_floor(h, spent)[0] and _mu_above_floor(h, spent)[1] <= 1e-9
+    assert not _mu_above_floor(h, spent * (1 - 1e-3))[0]
     assert not h.dominates(gdp.G_mu(spent * (1 - 1e-3)))
     assert_allclose(acc.remaining().mu, math.sqrt(4.0 - spent**2), rtol=1e-12)
 

@@ -108,7 +108,8 @@ def test_rdp_bound_matches_dp_accounting(shape, mean):
 
 def test_pure_dp_row_and_geometric_three_eps():
     h = gdp.tuning(gdp.f_eps_delta(0.4), gdp.geometric_runs(20))
-    assert h.delta(1.2) <= 1e-15  # (3 eps, 0)-DP (Liu-Talwar 2019)
+    # (3 eps, 0)-DP (Liu-Talwar 2019), up to the rounding margin of the sound profiles
+    assert 0.0 <= h.delta(1.2) <= 1e-14
     c = gdp.compare_tuning(gdp.f_eps_delta(0.4), gdp.geometric_runs(20), delta=1e-6)
     assert c["pure DP (LT19/PS22)"].epsilon == pytest.approx(1.2)
     assert c["tuning"].epsilon <= min(r.epsilon for r in c if r.kind == "bound")

@@ -101,9 +101,9 @@ def test_infinite_eps_is_the_zero_curve():
 def test_hockey_closed_form_vs_generic_numeric(eps, delta):
     f = gdp.f_eps_delta(eps, delta)
     t = np.concatenate([-np.geomspace(1e-3, 30, 15), [0.0], np.geomspace(1e-3, 40, 30)])
-    exact = f._hockey(t)
+    exact = f._hockey(t)  # the closed form, raised by its rounding bound
     numeric = _numeric_hockey(f, t)  # certified upper bound from the curve alone
-    assert np.all(numeric >= exact - 2e-16)
+    assert np.all(numeric >= f._hockey_lower(t) - 2e-16)  # never below the exact value
     assert_allclose(numeric, exact, rtol=1e-12, atol=2e-15)
 
 
@@ -216,5 +216,9 @@ def test_validation_messages(args, exc, msg):
 
 
 def test_direct_class_validates_too():
-    with pytest.raises(ValueError, match=r"^`delta` must be a number in \[0, 1\]"):
+    # the message names the argument the caller typed (issue 11): delta_ for the class,
+    # delta for f_eps_delta
+    with pytest.raises(ValueError, match=r"^`delta_` must be a number in \[0, 1\]"):
         EpsDelta(eps=1.0, delta_=2.0)
+    with pytest.raises(ValueError, match=r"^`delta` must be a number in \[0, 1\]"):
+        gdp.f_eps_delta(1.0, 2.0)

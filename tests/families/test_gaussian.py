@@ -683,3 +683,16 @@ def test_benchmark_script_quick_command_line():
                           text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "time ratio brentq / gdp" in proc.stdout
+
+
+def test_subnormal_delta_is_never_below_the_truth():
+    # issue 11, path 4: exp rounds a subnormal delta on a grid of 5e-324, which a relative
+    # margin on log delta does not cover; mpmath at 50 digits gives 8.459107762474e-321
+    import mpmath as mp
+
+    mu, eps = 0.2717806183444822, 10.403722476439949
+    with mp.workdps(50):
+        m, e = mp.mpf(mu), mp.mpf(eps)
+        truth = mp.ncdf(-e / m + m / 2) - mp.exp(e) * mp.ncdf(-e / m - m / 2)
+    assert gdp.G_mu(mu).delta(eps) >= truth
+    assert not gdp.G_mu(mu).dominates(gdp.f_eps_delta(eps, 8.46e-321))  # 8.4584e-321 < truth

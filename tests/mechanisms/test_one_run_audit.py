@@ -117,13 +117,13 @@ def test_asymmetric_claim_is_symmetrised_and_bad_input_refused():
     f = gdp.from_curve([0, 0.1, 1], [0.5, 0.2, 0])
     assert gdp.one_run_rejects(f, correct=100, guesses=100, canaries=100) == \
         gdp.one_run_rejects(f.symmetrize(), correct=100, guesses=100, canaries=100)
-    with pytest.raises(ValueError, match="`correct` must be an integer in"):
+    with pytest.raises(ValueError, match="`correct` must be at most `guesses`"):
         gdp.audit_one_run(correct=11, guesses=10, canaries=100)
-    with pytest.raises(ValueError, match="`guesses` must be an integer in"):
+    with pytest.raises(ValueError, match="`guesses` must be at most `canaries`"):
         gdp.audit_one_run(correct=1, guesses=200, canaries=100)
     with pytest.raises(TypeError, match="`tradeoff` must be a TradeOff"):
         gdp.audit_one_run(correct=1, guesses=2, canaries=10, tradeoff=1.0)
-    with pytest.raises(ValueError, match="one entry per score"):
+    with pytest.raises(ValueError, match="one entry per entry of `scores`"):
         gdp.one_run_guesses([1.0, 2.0], [True], k_plus=1)
     assert gdp.one_run_guesses([3.0, 0.1, 2.0, -1.0], [True, False, True, True],
                                k_plus=2, k_minus=1) == (2, 3)
