@@ -221,6 +221,15 @@ class TradeOff:
     #: ``self``, e.g. ``"G_{{{self.mu:g}}}"``; ``None``: the ``name`` field, or the class name.
     label_format: ClassVar[str | None] = None
 
+    #: True for the curve of *one order* of a neighbouring pair whose other order is its
+    #: inverse (a Poisson-subsampled step under add/remove neighbours, a mixture mechanism):
+    #: the mechanism is then :math:`\min\{f, f^{-1}\}`-DP, not :math:`f`-DP, and
+    #: :meth:`delta` / :meth:`epsilon` answer for it with :math:`\max(\delta_f,
+    #: \delta_{f^{-1}})` (the profile of both orders) instead of the profile of
+    #: :math:`f^S = \max\{f, f^{-1}\}`, which would under-state δ. The curve itself (and
+    #: composition, which takes each order separately) is unchanged.
+    one_order: ClassVar[bool] = False
+
     @property
     def label(self) -> str:
         """A short LaTeX-safe name for legends, e.g. ``G_{1}`` (see :attr:`label_format`)."""
@@ -302,6 +311,8 @@ class TradeOff:
         with np.errstate(all="ignore"):
             if self.is_symmetric:
                 out = np.asarray(self._hockey(flat), dtype=float).reshape(-1)
+            elif self.one_order:
+                out = _both_orders_profile(self)(flat)
             else:
                 out = _symmetrized_profile(self, flat)
         out = np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)  # NaN -> the safe side
@@ -329,6 +340,8 @@ class TradeOff:
                                               dtype=float), 0.0, 1.0)
 
             return _generic_epsilon(profile, delta)
+        if self.one_order:
+            return _generic_epsilon(_both_orders_profile(self), delta)
         # asymmetric: build the symmetrised profile's hull once, then bisect on it
         return _generic_epsilon(_sym_profile_fn(self), delta)
 
@@ -650,3 +663,20 @@ class Bracketed(Delegating):
     def epsilon_bounds(self, delta: Any) -> tuple[Any, Any]:
         """``(lower, upper)`` bounds on ε(δ); the default :meth:`epsilon` is the upper one."""
         return self.upper.epsilon(delta), self.lower.epsilon(delta)
+
+
+def _both_orders_profile(f: TradeOff) -> Any:
+    r""":math:`\max(\delta_f, \delta_{f^{-1}})` as a function of ε, clipped to [0, 1]: the
+    privacy profile of a mechanism whose two orders of the neighbouring pair have the curves
+    :math:`f` and :math:`f^{-1}` (an upper bound wherever the two hooks are)."""
+    inv = f.inverse()
+
+    def profile(e: Any) -> np.ndarray:
+        e = np.asarray(e, dtype=float)
+        with np.errstate(all="ignore"):
+            a = np.asarray(f._hockey(e), dtype=float)
+            b = np.asarray(inv._hockey(e), dtype=float)
+        out = np.maximum(np.where(np.isnan(a), 1.0, a), np.where(np.isnan(b), 1.0, b))
+        return np.clip(out, 0.0, 1.0)
+
+    return profile

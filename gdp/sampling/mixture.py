@@ -63,7 +63,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
@@ -173,6 +173,9 @@ class ShiftMixture(TradeOff):
     q_shifts: tuple[float, ...]
     kernel: str = "gauss"
     name: str = "mixture"
+    #: the pair is one order of a neighbouring relation whose other order is the swapped
+    #: pair: delta/epsilon answer with the larger of the two profiles
+    one_order: ClassVar[bool] = True
 
     def __post_init__(self):
         check_choice("kernel", self.kernel, _KERNELS)

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -172,11 +172,14 @@ class PoissonSubsampled(TradeOff):
     = T(P, (1-p)P + pQ)`; construct with :func:`poisson_subsample`.
 
     Its inverse :math:`f_p^{-1} = T((1-p)P + pQ, P)` is the other order of a neighbouring
-    pair under add/remove neighbours.
+    pair under add/remove neighbours, so the mechanism is :math:`\min\{f_p, f_p^{-1}\}`-DP:
+    ``delta``/``epsilon`` answer with :math:`\max(\delta_{f_p}, \delta_{f_p^{-1}})`, the
+    profile of :func:`subsample` (:attr:`~gdp.TradeOff.one_order`).
     """
 
     base: TradeOff
     p: float
+    one_order: ClassVar[bool] = True  # delta/epsilon: max over both orders
 
     def __post_init__(self):
         check_instance("base", self.base, TradeOff, "a TradeOff")
@@ -255,6 +258,8 @@ class _AtomsOnly(Law):
 @dataclass(frozen=True, slots=True, eq=False)
 class _InversePoissonSubsampled(Inverse):
     r""":math:`f_p^{-1} = T((1-p)P + pQ, P)` with its exact profile."""
+
+    one_order: ClassVar[bool] = True
 
     def _hockey(self, eps):
         fp: PoissonSubsampled = self.base  # type: ignore[assignment]

@@ -259,3 +259,20 @@ def test_dpsgd_dominance_certificates():
     assert not gdp.G_mu(0.5).dominates(d)
     assert gdp.G_mu(0.5).dominates(d, atol=1e-12)
     assert not gdp.G_mu(3.0).dominates(d)
+
+
+def test_one_order_curves_answer_for_both_orders():
+    """A Poisson-subsampled step and a mixture are the curve of one order of a neighbouring
+    pair: their delta/epsilon are the mechanism's (both orders), never the smaller profile
+    of max(f, f^-1). delta(1) of the subsampled G_1 at p = 0.1 is H_e(Q || P) = 2.0712e-4
+    (scipy quad of (q - e p)_+); the other order's divergence is 0 there."""
+    g = gdp.poisson_subsample(gdp.G_mu(1.0), 0.1)
+    c = gdp.subsample(gdp.G_mu(1.0), 0.1)
+    eps = np.array([0.0, 0.5, 1.0, 2.0, 4.0])
+    assert np.all(g.delta(eps) >= c.delta(eps) * (1 - 1e-12))
+    assert g.delta(1.0) == pytest.approx(2.0712e-4, rel=1e-4)
+    assert g.delta(0.0) >= 0.1 * (2 * stats.norm.cdf(0.5) - 1) * (1 - 1e-12)  # p * TV
+    assert g.epsilon(1e-5) >= c.epsilon(1e-5) * (1 - 1e-12)
+    f = gdp.mixture_gaussian(1.0, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01])
+    lo, _ = gdp.compose_two_orders(f).epsilon_bounds(1e-5)
+    assert f.epsilon(1e-5) >= lo
