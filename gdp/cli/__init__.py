@@ -42,7 +42,7 @@ from typing import Any, NoReturn
 
 import gdp
 
-from .accounting import add_account, add_calibrate, add_run_options
+from .accounting import add_account, add_calibrate, add_report_options, add_run_options
 from .commands import (
     _cmd_compare,
     _cmd_compose,
@@ -146,10 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mechanism spec, e.g. gauss:1 lap:0.5 rr:1 eps-delta:1,1e-6 "
                    "gauss:0.5x100")
     p.add_argument("--file", help="JSON file with a list of mechanisms")
-    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True), nargs="+",
-                   default=[1e-5], help="delta values for eps(delta) (default 1e-5)")
-    p.add_argument("--eps", type=_real("eps", lo=0.0), nargs="+",
-                   help="eps values for delta(eps)")
+    add_report_options(p)
     common(p, progress=True)
     p.set_defaults(func=_cmd_compose)
 
