@@ -133,20 +133,28 @@ def _excess_from(P: np.ndarray, Q: np.ndarray, EP: np.ndarray, EQ: np.ndarray,
     return X, EQ + eP + 4 * EPS * (Q + eR)
 
 
-class GaussianLaw(Law):
-    r""":math:`G_\mu`: :math:`L \sim N(\mp\mu^2/2, \mu^2)` under P / Q."""
+class _MuLaw(Law):
+    """A law of one parameter ``mu > 0``; stacked, one ``mu`` per edge."""
+
+    _KEY = ""
 
     def __init__(self, mu: float):
         self.mu = check_real("mu", mu, lo=0.0, lo_open=True)
 
     def _batch_key(self):
-        return ("G",)
+        return (self._KEY,)
 
     @classmethod
     def _stack(cls, laws, seg):
         obj = cls.__new__(cls)
         obj.mu = np.array([law.mu for law in laws])[seg]  # one per edge
         return obj
+
+
+class GaussianLaw(_MuLaw):
+    r""":math:`G_\mu`: :math:`L \sim N(\mp\mu^2/2, \mu^2)` under P / Q."""
+
+    _KEY = "G"
 
     def cells(self, edges):
         m = self.mu
@@ -164,21 +172,11 @@ class GaussianLaw(Law):
             -0.5 * m * m + z * m
 
 
-class LaplaceLaw(Law):
+class LaplaceLaw(_MuLaw):
     r""":math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`: atoms at :math:`\mp\mu` and a
     density on :math:`(-\mu, \mu)` with :math:`P[L>t] = \tfrac12 e^{-(t+\mu)/2}` there."""
 
-    def __init__(self, mu: float):
-        self.mu = check_real("mu", mu, lo=0.0, lo_open=True)
-
-    def _batch_key(self):
-        return ("L",)
-
-    @classmethod
-    def _stack(cls, laws, seg):
-        obj = cls.__new__(cls)
-        obj.mu = np.array([law.mu for law in laws])[seg]
-        return obj
+    _KEY = "L"
 
     def cells(self, edges):
         m = self.mu[:-1] if np.ndim(self.mu) else self.mu  # per cell
@@ -247,7 +245,26 @@ class AtomicLaw(Law):
         return ql, qh, pl, ph
 
 
-class InverseLaw(Law):
+class _OfBaseLaw(Law):
+    """A law computed from the law ``self.base``: batched when its bases are."""
+
+    _TAG = ""
+
+    def _batch_key(self):
+        k = self.base._batch_key()
+        return None if k is None else (self._TAG, k)
+
+    @classmethod
+    def _stack_bases(cls, laws, seg):
+        """An empty law of this class over the stacked bases (``seg`` as the bases see it)."""
+        bases = [law.base for law in laws]
+        obj = cls.__new__(cls)
+        obj.base = type(bases[0])._stack(bases, seg)
+        obj.q_inf = obj.p_ninf = 0.0
+        return obj
+
+
+class InverseLaw(_OfBaseLaw):
     r"""The law of :math:`f^{-1} = T(Q, P)`: :math:`L' = -L` with P and Q swapped."""
 
     def __init__(self, base: Law):
@@ -255,18 +272,12 @@ class InverseLaw(Law):
         self.q_inf = base.p_ninf
         self.p_ninf = base.q_inf
 
-    def _batch_key(self):
-        k = self.base._batch_key()
-        return None if k is None else ("I", k)
+    _TAG = "I"
 
     @classmethod
     def _stack(cls, laws, seg):
         # the base is evaluated on the mirrored edges: its laws in the mirrored order
-        bases = [law.base for law in laws]
-        obj = cls.__new__(cls)
-        obj.base = type(bases[0])._stack(bases, seg[::-1])
-        obj.q_inf = obj.p_ninf = 0.0
-        return obj
+        return cls._stack_bases(laws, seg[::-1])
 
     def cells(self, edges):
         P, Q, ep, eq = self.base.cells(-np.asarray(edges, dtype=float)[::-1])
