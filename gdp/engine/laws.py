@@ -14,6 +14,7 @@ Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -199,16 +200,25 @@ class LaplaceLaw(_MuLaw):
         return -self.mu, self.mu, -self.mu, self.mu
 
 
+def _atom_arrays(u: Any, p: Any, q: Any, names: tuple[str, str, str] = ("loss", "p", "q")
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Atoms ``(u, p, q)`` as 1-D float arrays of one length after checks: losses real or
+    infinite, P- and Q-masses probabilities; ``names`` name the three in messages."""
+    nu, n_p, nq = names
+    u = as_real_array(nu, u, finite=False, max_ndim=1)
+    p = as_probability_array(n_p, p, max_ndim=1)
+    q = as_probability_array(nq, q, max_ndim=1)
+    if not u.size == p.size == q.size:
+        raise ValueError(f"`{nu}`, `{n_p}` and `{nq}` must have one length; got {u.size}, "
+                         f"{p.size} and {q.size}")
+    return u, p, q
+
+
 class AtomicLaw(Law):
     """A purely atomic law (randomized response, exact curves, lattice laws)."""
 
     def __init__(self, u: np.ndarray, p: np.ndarray, q: np.ndarray):
-        u = as_real_array("u", u, finite=False, max_ndim=1)
-        p = as_probability_array("p", p, max_ndim=1)
-        q = as_probability_array("q", q, max_ndim=1)
-        if not u.size == p.size == q.size:
-            raise ValueError(f"`u`, `p` and `q` must have one length; got {u.size}, {p.size} "
-                             f"and {q.size}")
+        u, p, q = _atom_arrays(u, p, q, names=("u", "p", "q"))
         self.q_inf = float(q[np.isposinf(u)].sum())
         self.p_ninf = float(p[np.isneginf(u)].sum())
         fin = np.isfinite(u) & ((p > 0) | (q > 0))
