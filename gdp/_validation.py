@@ -94,17 +94,9 @@ def _too_large(name: str, value: Any, rule: str) -> ValueError:
                       "floating-point number)")
 
 
-def check_real(
-    name: str,
-    value: Any,
-    *,
-    lo: float | None = None,
-    hi: float | None = None,
-    lo_open: bool = False,
-    hi_open: bool = False,
-    finite: bool = True,
-    zero_ok: bool = False,
-) -> float:
+def check_real(name: str, value: Any, *, lo: float | None = None, hi: float | None = None,
+               lo_open: bool = False, hi_open: bool = False, finite: bool = True,
+               zero_ok: bool = False) -> float:
     """Return ``value`` as a float after checking it is a real number in the given range.
 
     Raises ``TypeError`` for non-numbers (including ``bool``) and ``ValueError`` for NaN,
@@ -248,18 +240,9 @@ def check_keywords(func: str, given: Mapping[str, Any], allowed: Iterable[str], 
                         f"{want}")
 
 
-def as_real_array(
-    name: str,
-    value: Any,
-    *,
-    lo: float | None = None,
-    hi: float | None = None,
-    lo_open: bool = False,
-    hi_open: bool = False,
-    finite: bool = True,
-    min_size: int = 0,
-    max_ndim: int | None = None,
-) -> np.ndarray:
+def as_real_array(name: str, value: Any, *, lo: float | None = None, hi: float | None = None,
+                  lo_open: bool = False, hi_open: bool = False, finite: bool = True,
+                  min_size: int = 0, max_ndim: int | None = None) -> np.ndarray:
     """Return ``value`` as a float ndarray (any shape, 0-d for scalars) after range checks.
 
     The first offending entry is echoed in the message. ``min_size`` refuses arrays with

@@ -223,6 +223,18 @@ def _check_rtol(rtol: Any) -> float:
     return check_real("rtol", rtol, lo=RTOL_MIN, hi=1.0)
 
 
+def _check_sigma_range(sigma_start: Any, sigma_min: Any,
+                       sigma_max: Any) -> tuple[float, float, float]:
+    """``(start, sigma_min, sigma_max)`` checked positive, the start clamped into the range."""
+    s0 = check_real("sigma_start", sigma_start, lo=0.0, lo_open=True)
+    smin = check_real("sigma_min", sigma_min, lo=0.0, lo_open=True)
+    smax = check_real("sigma_max", sigma_max, lo=0.0, lo_open=True)
+    if smax < smin:
+        raise ValueError(f"`sigma_max` must be at least `sigma_min`; got sigma_max={smax!r}, "
+                         f"sigma_min={smin!r}")
+    return min(max(s0, smin), smax), smin, smax
+
+
 def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = None,
                     delta: float | None = None, mu: float | None = None,
                     tradeoff: TradeOff | None = None, sigma_start: float = 1.0,
@@ -273,13 +285,7 @@ def calibrate_sigma(make: Callable[[float], TradeOff], *, eps: float | None = No
     prog = as_progress(progress)
     criterion, value, d = _target(eps, delta, mu, tradeoff)
     r = _check_rtol(rtol)
-    s0 = check_real("sigma_start", sigma_start, lo=0.0, lo_open=True)
-    smin = check_real("sigma_min", sigma_min, lo=0.0, lo_open=True)
-    smax = check_real("sigma_max", sigma_max, lo=0.0, lo_open=True)
-    if smax < smin:
-        raise ValueError(f"`sigma_max` must be at least `sigma_min`; got sigma_max={smax!r}, "
-                         f"sigma_min={smin!r}")
-    s0 = min(max(s0, smin), smax)
+    s0, smin, smax = _check_sigma_range(sigma_start, sigma_min, sigma_max)
     cache: dict[float, tuple[bool, TradeOff | None, float | None]] = {}
     errors: list[str] = []
     ref = G_mu(value) if criterion == "mu" else value

@@ -65,7 +65,7 @@ from ..families.gaussian import G_mu
 from ..sampling.dp_sgd import dpsgd
 from . import attack_risk
 from .attack_risk import *  # noqa: F403 (gdp.risk is the public face of the measures)
-from .calibrate import _check_rtol, _sigma_from_clt_mu, _smallest_sigma
+from .calibrate import _check_rtol, _check_sigma_range, _sigma_from_clt_mu, _smallest_sigma
 
 __all__ = [*attack_risk.__all__, "RiskCalibration", "calibrate_risk", "calibrate_gaussian_risk",
            "calibrate_dpsgd_risk", "max_steps"]
@@ -262,12 +262,7 @@ def calibrate_risk(make: Callable[[float], TradeOff], *, tpr: float | None = Non
         raise TypeError(f"`make` must be callable (sigma -> TradeOff); got make={make!r}")
     criterion, target, a = _risk_target(tpr, fpr, advantage)
     r = _check_rtol(rtol)
-    s0 = check_real("sigma_start", sigma_start, lo=0.0, lo_open=True)
-    smin = check_real("sigma_min", sigma_min, lo=0.0, lo_open=True)
-    smax = check_real("sigma_max", sigma_max, lo=0.0, lo_open=True)
-    if smax < smin:
-        raise ValueError(f"`sigma_max` must be at least `sigma_min`; got sigma_max={smax!r}, "
-                         f"sigma_min={smin!r}")
+    s0, smin, smax = _check_sigma_range(sigma_start, sigma_min, sigma_max)
     cache: dict[float, tuple[bool, TradeOff]] = {}
 
     def ok(s: float) -> bool:
@@ -279,7 +274,7 @@ def calibrate_risk(make: Callable[[float], TradeOff], *, tpr: float | None = Non
         return cache[s][0]
 
     what = (f"tpr={target:g} at fpr={a:g}" if criterion == "tpr" else f"advantage={target:g}")
-    lo, hi = _smallest_sigma(ok, min(max(s0, smin), smax), rtol=r, sigma_max=smax,
+    lo, hi = _smallest_sigma(ok, s0, rtol=r, sigma_max=smax,
                              sigma_min=smin, what=what)
     h = cache[hi][1]
     return RiskCalibration(sigma=hi, steps=None, criterion=criterion, target=target, fpr=a,

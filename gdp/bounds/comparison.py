@@ -283,6 +283,16 @@ def _kov_homogeneous(groups: list[_Group]) -> _Group:
     return g
 
 
+def _kov_fixed(g: _Group, kov: Callable[[float, float, int, float], float], at: float,
+               if_inf: float) -> tuple[float, str, str]:
+    """The exact answer ``kov(ε0, δ0, k, at)`` for k uses of one :math:`f_{ε0,δ0}`
+    (``if_inf`` when ε0 = inf)."""
+    e0, d0 = g.fixed
+    if math.isinf(e0):
+        return if_inf, "exact", "ε0 = inf"
+    return float(kov(e0, d0, g.count, at)), "exact", "exact profile of f_{ε0,δ0}^{⊗k}"
+
+
 _KOV_GRID = 25  # grid points per round of the KOV grid search (3 rounds)
 #: share of the progress bar per method, relative to 1: the KOV grid search (75 exact
 #: compositions of (ε0, δ0)) and the numeric tensor product take the time at large k
@@ -311,11 +321,7 @@ def _kov_eps(groups: list[_Group], delta: float,
              progress: Progress) -> tuple[float, str, str]:
     g = _kov_homogeneous(groups)
     if g.fixed is not None:
-        e0, d0 = g.fixed
-        if math.isinf(e0):
-            return (0.0 if delta >= 1 else math.inf), "exact", "ε0 = inf"
-        return float(kov_epsilon(e0, d0, g.count, delta)), "exact", \
-            "exact profile of f_{ε0,δ0}^{⊗k}"
+        return _kov_fixed(g, kov_epsilon, delta, 0.0 if delta >= 1 else math.inf)
 
     each = _each_pair(lambda a, b: kov_epsilon(a, b, g.count, delta) if math.isfinite(a)
                       else math.inf, progress)
@@ -331,11 +337,7 @@ def _kov_delta_at(groups: list[_Group], eps: float,
                   progress: Progress) -> tuple[float, str, str]:
     g = _kov_homogeneous(groups)
     if g.fixed is not None:
-        e0, d0 = g.fixed
-        if math.isinf(e0):
-            return 1.0, "exact", "ε0 = inf"
-        return float(kov_delta(e0, d0, g.count, eps)), "exact", \
-            "exact profile of f_{ε0,δ0}^{⊗k}"
+        return _kov_fixed(g, kov_delta, eps, 1.0)
 
     each = _each_pair(lambda a, b: kov_delta(a, b, g.count, eps), progress)
 

@@ -42,8 +42,9 @@ from typing import Any, NoReturn
 
 import gdp
 
-from .accounting import add_account, add_calibrate, add_run_options
+from .accounting import add_account, add_calibrate, add_report_options, add_run_options
 from .commands import (
+    _DPI_MAX,
     _cmd_compare,
     _cmd_compose,
     _cmd_convert,
@@ -52,15 +53,11 @@ from .commands import (
     _cmd_figures,
 )
 from .output import _progress
-from .plotting import _cmd_plot, add_plot_options
+from .plotting import add_plot
 from .specs import _MECH_HELP, _count, _real
 from .sql import add_sql
 
 __all__ = ["build_parser", "main"]
-
-#: limits of the image flags: a figure of at most _SIZE_MAX inches at _DPI_MAX dots per inch
-#: (and at most 8000 pixels a side, checked by ``gdp plot``)
-_SIZE_MAX, _DPI_MAX = 40.0, 1200
 
 # ------------------------------------------------------------------- parsing
 class _Parser(argparse.ArgumentParser):
@@ -146,10 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mechanism spec, e.g. gauss:1 lap:0.5 rr:1 eps-delta:1,1e-6 "
                    "gauss:0.5x100")
     p.add_argument("--file", help="JSON file with a list of mechanisms")
-    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True), nargs="+",
-                   default=[1e-5], help="delta values for eps(delta) (default 1e-5)")
-    p.add_argument("--eps", type=_real("eps", lo=0.0), nargs="+",
-                   help="eps values for delta(eps)")
+    add_report_options(p)
     common(p, progress=True)
     p.set_defaults(func=_cmd_compose)
 
@@ -170,29 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p, progress=True)
     p.set_defaults(func=_cmd_compare)
 
-    p = sub.add_parser("plot", help="draw trade-off curves to a file",
-                       description="Draw trade-off curves (or privacy profiles) of mechanism "
-                       "specs to an image file; '+' composes terms into one curve. "
-                       "`gdp plot compare MECH --k ...` draws epsilon against the number "
-                       "of compositions instead.")
-    p.add_argument("curves", nargs="+", metavar="CURVE",
-                   help="e.g. gauss:1 'rr:0.5x10+gauss:0.3'")
-    p.add_argument("-o", "--out", required=True, help="output file (.png, .pdf, .svg)")
-    p.add_argument("--profile", action="store_true", help="plot delta(eps) instead")
-    p.add_argument("--eps-max", type=_real("eps_max", lo=0.0, hi=700.0, lo_open=True),
-                   default=6.0, help="eps range for --profile (at most 700)")
-    p.add_argument("--log-alpha", action="store_true", help="logarithmic alpha axis")
-    p.add_argument("--shade", action="store_true", help="shade the guaranteed region")
-    p.add_argument("--label", nargs="+", help="legend labels (one per curve)")
-    p.add_argument("--title", help="axes title")
-    p.add_argument("--csv", help="also write the plotted numbers to this CSV file")
-    p.add_argument("--dpi", type=_count("dpi", lo=10, hi=_DPI_MAX), default=160,
-                   help=f"resolution (default 160, at most {_DPI_MAX})")
-    p.add_argument("--size", type=_real("size", lo=0.5, hi=_SIZE_MAX), default=4.8,
-                   help=f"figure size in inches (0.5 to {_SIZE_MAX:g})")
-    add_plot_options(p)
-    common(p, progress=True)
-    p.set_defaults(func=_cmd_plot)
+    add_plot(sub, common)
 
     p = sub.add_parser("figures", help="draw the figures of the notes, then a worked example",
                        description="Draw the figures of the notes (PNG and PDF) into a "

@@ -23,10 +23,19 @@ from .._validation import check_int, check_real
 from .output import _bracket_text, _delta_report, _emit_json, _eps_report, _g, _progress
 from .specs import _count, _real
 
-__all__ = ["add_run_options", "schedule_from_args", "add_calibrate", "add_account"]
+__all__ = ["add_run_options", "add_report_options", "schedule_from_args", "add_calibrate",
+           "add_account"]
 
 
 # ------------------------------------------------------------------- the run
+def add_report_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--delta`` (default 1e-5) and ``--eps``, the lists of values an answer is given at."""
+    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True), nargs="+",
+                   default=[1e-5], help="delta values for eps(delta) (default 1e-5)")
+    p.add_argument("--eps", type=_real("eps", lo=0.0), nargs="+",
+                   help="eps values for delta(eps)")
+
+
 def add_run_options(p: argparse.ArgumentParser) -> None:
     """``--p | --batch-size --dataset-size``, ``--steps | --epochs``, ``--convention``."""
     p.add_argument("--p", type=_real("p", lo=0.0, hi=1.0, lo_open=True),
@@ -145,10 +154,7 @@ def add_account(sub: Any, common: Callable[..., None]) -> None:
                        "delta (sound, with the bracket), delta at eps, the budget and what "
                        "is left of it, and how epochs became steps.")
     p.add_argument("file", help="JSON file")
-    p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True), nargs="+",
-                   default=[1e-5], help="delta values for eps(delta) (default 1e-5)")
-    p.add_argument("--eps", type=_real("eps", lo=0.0), nargs="+",
-                   help="eps values for delta(eps)")
+    add_report_options(p)
     p.add_argument("--neighbours", choices=gdp.accounting.NEIGHBOURS,
                    help="neighbour relation of a DpEvent (default add_remove; a ledger "
                    "carries its own)")

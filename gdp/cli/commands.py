@@ -290,6 +290,9 @@ def demo_report(progress: Callable[[str], None] | None = None) -> dict[str, Any]
 
 #: the largest image side of ``gdp plot`` in pixels (--size times --dpi)
 _PIXELS_MAX = 8000
+#: limits of the image flags: a figure of at most _SIZE_MAX inches at _DPI_MAX dots per inch
+#: (and at most _PIXELS_MAX pixels a side, checked by ``gdp plot``)
+_SIZE_MAX, _DPI_MAX = 40.0, 1200
 
 
 def _writable(flag: str, path: str) -> Path:

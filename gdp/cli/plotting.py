@@ -11,6 +11,7 @@ Imports: :mod:`gdp` (its public names), :mod:`gdp.plot` and the other modules of
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,40 @@ import gdp
 
 from .._validation import check_int, check_real
 from ..bounds.tables import METHODS
-from .commands import _PIXELS_MAX, _writable
+from .commands import _DPI_MAX, _PIXELS_MAX, _SIZE_MAX, _writable
 from .output import _emit_json, _progress
 from .specs import _count, _real, parse_curve
 
-__all__ = ["add_plot_options"]
+__all__ = ["add_plot", "add_plot_options"]
 
 _STYLES = ("paper-1col", "paper-2col", "slides")
+
+
+def add_plot(sub: Any, common: Callable[..., None]) -> None:
+    """Register ``gdp plot``."""
+    p = sub.add_parser("plot", help="draw trade-off curves to a file",
+                       description="Draw trade-off curves (or privacy profiles) of mechanism "
+                       "specs to an image file; '+' composes terms into one curve. "
+                       "`gdp plot compare MECH --k ...` draws epsilon against the number "
+                       "of compositions instead.")
+    p.add_argument("curves", nargs="+", metavar="CURVE",
+                   help="e.g. gauss:1 'rr:0.5x10+gauss:0.3'")
+    p.add_argument("-o", "--out", required=True, help="output file (.png, .pdf, .svg)")
+    p.add_argument("--profile", action="store_true", help="plot delta(eps) instead")
+    p.add_argument("--eps-max", type=_real("eps_max", lo=0.0, hi=700.0, lo_open=True),
+                   default=6.0, help="eps range for --profile (at most 700)")
+    p.add_argument("--log-alpha", action="store_true", help="logarithmic alpha axis")
+    p.add_argument("--shade", action="store_true", help="shade the guaranteed region")
+    p.add_argument("--label", nargs="+", help="legend labels (one per curve)")
+    p.add_argument("--title", help="axes title")
+    p.add_argument("--csv", help="also write the plotted numbers to this CSV file")
+    p.add_argument("--dpi", type=_count("dpi", lo=10, hi=_DPI_MAX), default=160,
+                   help=f"resolution (default 160, at most {_DPI_MAX})")
+    p.add_argument("--size", type=_real("size", lo=0.5, hi=_SIZE_MAX), default=4.8,
+                   help=f"figure size in inches (0.5 to {_SIZE_MAX:g})")
+    add_plot_options(p)
+    common(p, progress=True)
+    p.set_defaults(func=_cmd_plot)
 
 
 def add_plot_options(p: argparse.ArgumentParser) -> None:

@@ -129,7 +129,7 @@ class PiecewiseLinear(TradeOff):
             object.__setattr__(self, "pmfs", _check_pmfs(self.pmfs))
 
     def __repr__(self):
-        return f"PiecewiseLinear(name={self.name!r}, vertices={self.alpha.size})"
+        return f"{type(self).__name__}(name={self.name!r}, vertices={self.alpha.size})"
 
     def _f(self, alpha):
         return np.interp(alpha, self.alpha, self.beta)

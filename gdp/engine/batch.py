@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .._numerics import EPS
-from .lattice import _Lat, _shift_of, _sweep
+from .lattice import _Lat, _shift_of, _snap_atoms, _sweep
 from .laws import Law
 
 __all__ = []
@@ -51,6 +51,16 @@ def _layout(ns: np.ndarray, kas: np.ndarray, offv: np.ndarray, h: float, shift: 
     inner[estart + ne - 1] = False
     E[inner] = t + shift
     return start, tot, fid, loc, t, ne, estart, E, eseg, inner
+
+
+def _factor_atoms(laws: list[Law], t: np.ndarray, ns: np.ndarray, start: np.ndarray):
+    """``(i, u, p, q, n, s0, t_i)`` for each factor ``i`` with atoms: its atoms and its
+    ``n`` lattice points ``t_i = t[s0:s0 + n]`` in the stacked layout."""
+    for i, law in enumerate(laws):
+        u, pa, qa = law.atoms()
+        if u.size:
+            n, s0 = int(ns[i]), int(start[i])
+            yield i, u, pa, qa, n, s0, t[s0:s0 + n]
 
 
 def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
@@ -132,12 +142,7 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     # atoms, factor by factor (few)
     atomic = np.zeros(F, dtype=bool)
     tmax = np.maximum.reduceat(np.abs(t), start)
-    for i, law in enumerate(laws):
-        u, pa, qa = law.atoms()
-        if not u.size:
-            continue
-        n, s0 = int(ns[i]), int(start[i])
-        ti = t[s0:s0 + n]
+    for i, u, pa, qa, n, s0, ti in _factor_atoms(laws, t, ns, start):
         below = u <= ti[0]
         above = u > ti[-1]
         inside = ~(below | above)
@@ -245,20 +250,8 @@ def _disc_opt_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     qe = np.zeros(tot)
     on_shift = np.zeros(F)
     atomic = np.zeros(F, dtype=bool)
-    for i, law in enumerate(laws):
-        u, pa, qa = law.atoms()
-        if not u.size:
-            continue
-        n, s0 = int(ns[i]), int(start[i])
-        ti = t[s0:s0 + n]
-        kf = (u - ti[0]) / h
-        kr = np.round(kf).astype(np.int64)
-        on = np.abs(kf - kr) * h <= 1e-12 * (1.0 + np.abs(u))
-        k = np.where(on, kr, np.ceil(kf)).astype(np.int64)
-        top = (u == np.max(u)) & ~on
-        k = np.where(top, np.floor(kf).astype(np.int64), k)
-        keep = (k >= 0) & (k < n)
-        k, ua, qk, on = k[keep], u[keep], qa[keep], on[keep]
+    for i, u, _pa, qa, n, s0, ti in _factor_atoms(laws, t, ns, start):
+        k, ua, qk, on = _snap_atoms(u, qa, float(ti[0]), h, n)
         atomic[i] = bool((~on).any())
         np.add.at(qe, s0 + k[on], qk[on])
         np.add.at(eq, s0 + k[on], 4 * EPS * qk[on])

@@ -9,7 +9,7 @@ to the safe side by the summation error of the cumulative masses. Built by
 :math:`\max(\delta_1,\delta_2)`) and :func:`max_curves` (:math:`\max\{c_1,c_2\}`, the
 symmetrisation) combine two of them exactly.
 
-Imports: the ground floor and :mod:`gdp.core`.
+Imports: the ground floor, :mod:`gdp.core` and :mod:`gdp.engine.laws`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from .._validation import (
     check_str,
 )
 from ..core.piecewise import PiecewiseLinear
+from .laws import _atom_arrays
 
 __all__ = ["LossCurve", "curve_from_atoms", "hull_min_curves", "max_curves"]
 
@@ -39,7 +40,7 @@ _LOG_TINY = -745.0
 # ---------------------------------------------------------------------------
 # LossCurve: a piecewise-linear curve stored with its privacy-loss atoms
 # ---------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class LossCurve(PiecewiseLinear):
     r"""A convex piecewise-linear trade-off curve stored with its privacy-loss atoms.
 
@@ -107,9 +108,6 @@ class LossCurve(PiecewiseLinear):
                                                     hi_open=True))
         if self.atoms is not None:
             object.__setattr__(self, "atoms", _check_atoms(self.atoms))
-
-    def __repr__(self):
-        return f"LossCurve(name={self.name!r}, vertices={self.alpha.size})"
 
     # -- curve -------------------------------------------------------------
     def _one_minus_f(self, alpha):
@@ -359,12 +357,7 @@ def curve_from_atoms(loss: Any, p: Any, q: Any, *, name: str = "f", symmetric: b
     >>> f(0.3)
     0.7
     """
-    u = as_real_array("loss", loss, finite=False, max_ndim=1)
-    p = as_probability_array("p", p, max_ndim=1)
-    q = as_probability_array("q", q, max_ndim=1)
-    if not u.size == p.size == q.size:
-        raise ValueError(f"`loss`, `p` and `q` must have one length; got {u.size}, {p.size} "
-                         f"and {q.size}")
+    u, p, q = _atom_arrays(loss, p, q)
     check_str("name", name)
     rerr = check_real("rerr", rerr, lo=0.0, hi=1.0, hi_open=True)
     symmetric, optimistic = check_bool("symmetric", symmetric), check_bool("optimistic",

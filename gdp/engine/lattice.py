@@ -105,6 +105,24 @@ def _shift_of(r: float) -> float:
 # ---------------------------------------------------------------------------
 # pessimistic: connect-the-dots
 # ---------------------------------------------------------------------------
+def _snap_atoms(u: np.ndarray, qa: np.ndarray, t0: float, h: float,
+                n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The lattice points ``t0 + k h`` (``0 <= k < n``) that the atoms ``u`` (Q-masses ``qa``)
+    join: ``(k, u, q, on)`` of the atoms kept, ``on`` for those within 1e-12 of their point.
+
+    An atom on a lattice point stays there; any other joins the lattice point above it, the
+    topmost atom the point below it; atoms outside the window are dropped whole.
+    """
+    kf = (u - t0) / h
+    kr = np.round(kf).astype(np.int64)
+    on = np.abs(kf - kr) * h <= 1e-12 * (1.0 + np.abs(u))
+    k = np.where(on, kr, np.ceil(kf)).astype(np.int64)
+    top = (u == np.max(u)) & ~on
+    k = np.where(top, np.floor(kf).astype(np.int64), k)
+    keep = (k >= 0) & (k < n)
+    return k[keep], u[keep], qa[keep], on[keep]
+
+
 def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     """Connect-the-dots: each cell's masses split between its end points."""
     n = kb - ka + 1
@@ -226,14 +244,7 @@ def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
         # it (a deficit there, balanced with content from above), the topmost atom the point
         # below it (an excess), so that a lender is at hand (for randomized response, each
         # of its two atoms lends to the other)
-        kf = (u - t[0]) / h
-        kr = np.round(kf).astype(np.int64)
-        on = np.abs(kf - kr) * h <= 1e-12 * (1.0 + np.abs(u))
-        k = np.where(on, kr, np.ceil(kf)).astype(np.int64)
-        top = (u == np.max(u)) & ~on
-        k = np.where(top, np.floor(kf).astype(np.int64), k)
-        keep = (k >= 0) & (k < n)  # atoms outside the window are dropped whole
-        k, ua, qk, on = k[keep], u[keep], qa[keep], on[keep]
+        k, ua, qk, on = _snap_atoms(u, qa, float(t[0]), h, n)
         atomic = bool((~on).any())
         np.add.at(qe, k[on], qk[on])
         np.add.at(eq, k[on], 4 * EPS * qk[on])

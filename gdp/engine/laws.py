@@ -14,6 +14,7 @@ Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.families`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -133,20 +134,28 @@ def _excess_from(P: np.ndarray, Q: np.ndarray, EP: np.ndarray, EQ: np.ndarray,
     return X, EQ + eP + 4 * EPS * (Q + eR)
 
 
-class GaussianLaw(Law):
-    r""":math:`G_\mu`: :math:`L \sim N(\mp\mu^2/2, \mu^2)` under P / Q."""
+class _MuLaw(Law):
+    """A law of one parameter ``mu > 0``; stacked, one ``mu`` per edge."""
+
+    _KEY = ""
 
     def __init__(self, mu: float):
         self.mu = check_real("mu", mu, lo=0.0, lo_open=True)
 
     def _batch_key(self):
-        return ("G",)
+        return (self._KEY,)
 
     @classmethod
     def _stack(cls, laws, seg):
         obj = cls.__new__(cls)
         obj.mu = np.array([law.mu for law in laws])[seg]  # one per edge
         return obj
+
+
+class GaussianLaw(_MuLaw):
+    r""":math:`G_\mu`: :math:`L \sim N(\mp\mu^2/2, \mu^2)` under P / Q."""
+
+    _KEY = "G"
 
     def cells(self, edges):
         m = self.mu
@@ -164,21 +173,11 @@ class GaussianLaw(Law):
             -0.5 * m * m + z * m
 
 
-class LaplaceLaw(Law):
+class LaplaceLaw(_MuLaw):
     r""":math:`T(\mathrm{Lap}(0,1), \mathrm{Lap}(\mu,1))`: atoms at :math:`\mp\mu` and a
     density on :math:`(-\mu, \mu)` with :math:`P[L>t] = \tfrac12 e^{-(t+\mu)/2}` there."""
 
-    def __init__(self, mu: float):
-        self.mu = check_real("mu", mu, lo=0.0, lo_open=True)
-
-    def _batch_key(self):
-        return ("L",)
-
-    @classmethod
-    def _stack(cls, laws, seg):
-        obj = cls.__new__(cls)
-        obj.mu = np.array([law.mu for law in laws])[seg]
-        return obj
+    _KEY = "L"
 
     def cells(self, edges):
         m = self.mu[:-1] if np.ndim(self.mu) else self.mu  # per cell
@@ -201,16 +200,25 @@ class LaplaceLaw(Law):
         return -self.mu, self.mu, -self.mu, self.mu
 
 
+def _atom_arrays(u: Any, p: Any, q: Any, names: tuple[str, str, str] = ("loss", "p", "q")
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Atoms ``(u, p, q)`` as 1-D float arrays of one length after checks: losses real or
+    infinite, P- and Q-masses probabilities; ``names`` name the three in messages."""
+    nu, n_p, nq = names
+    u = as_real_array(nu, u, finite=False, max_ndim=1)
+    p = as_probability_array(n_p, p, max_ndim=1)
+    q = as_probability_array(nq, q, max_ndim=1)
+    if not u.size == p.size == q.size:
+        raise ValueError(f"`{nu}`, `{n_p}` and `{nq}` must have one length; got {u.size}, "
+                         f"{p.size} and {q.size}")
+    return u, p, q
+
+
 class AtomicLaw(Law):
     """A purely atomic law (randomized response, exact curves, lattice laws)."""
 
     def __init__(self, u: np.ndarray, p: np.ndarray, q: np.ndarray):
-        u = as_real_array("u", u, finite=False, max_ndim=1)
-        p = as_probability_array("p", p, max_ndim=1)
-        q = as_probability_array("q", q, max_ndim=1)
-        if not u.size == p.size == q.size:
-            raise ValueError(f"`u`, `p` and `q` must have one length; got {u.size}, {p.size} "
-                             f"and {q.size}")
+        u, p, q = _atom_arrays(u, p, q, names=("u", "p", "q"))
         self.q_inf = float(q[np.isposinf(u)].sum())
         self.p_ninf = float(p[np.isneginf(u)].sum())
         fin = np.isfinite(u) & ((p > 0) | (q > 0))
@@ -247,7 +255,26 @@ class AtomicLaw(Law):
         return ql, qh, pl, ph
 
 
-class InverseLaw(Law):
+class _OfBaseLaw(Law):
+    """A law computed from the law ``self.base``: batched when its bases are."""
+
+    _TAG = ""
+
+    def _batch_key(self):
+        k = self.base._batch_key()
+        return None if k is None else (self._TAG, k)
+
+    @classmethod
+    def _stack_bases(cls, laws, seg):
+        """An empty law of this class over the stacked bases (``seg`` as the bases see it)."""
+        bases = [law.base for law in laws]
+        obj = cls.__new__(cls)
+        obj.base = type(bases[0])._stack(bases, seg)
+        obj.q_inf = obj.p_ninf = 0.0
+        return obj
+
+
+class InverseLaw(_OfBaseLaw):
     r"""The law of :math:`f^{-1} = T(Q, P)`: :math:`L' = -L` with P and Q swapped."""
 
     def __init__(self, base: Law):
@@ -255,18 +282,12 @@ class InverseLaw(Law):
         self.q_inf = base.p_ninf
         self.p_ninf = base.q_inf
 
-    def _batch_key(self):
-        k = self.base._batch_key()
-        return None if k is None else ("I", k)
+    _TAG = "I"
 
     @classmethod
     def _stack(cls, laws, seg):
         # the base is evaluated on the mirrored edges: its laws in the mirrored order
-        bases = [law.base for law in laws]
-        obj = cls.__new__(cls)
-        obj.base = type(bases[0])._stack(bases, seg[::-1])
-        obj.q_inf = obj.p_ninf = 0.0
-        return obj
+        return cls._stack_bases(laws, seg[::-1])
 
     def cells(self, edges):
         P, Q, ep, eq = self.base.cells(-np.asarray(edges, dtype=float)[::-1])

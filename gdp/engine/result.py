@@ -30,7 +30,7 @@ from .._validation import (
     optional,
     real,
 )
-from ..core.tradeoff import Bracketed, TradeOff
+from ..core.tradeoff import Bracketed, Delegating, TradeOff
 from .curves import LossCurve, _inv_label, curve_from_atoms, max_curves
 
 __all__ = ["LazyCurve", "GridInfo", "Composition"]
@@ -87,7 +87,7 @@ class _LazyProfile:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class LazyCurve(TradeOff):
+class LazyCurve(Delegating):
     """A trade-off curve computed on first use (the optimistic side of a composition)."""
 
     thunk: Callable[[], TradeOff] = field(repr=False)
@@ -111,35 +111,25 @@ class LazyCurve(TradeOff):
         state = "computed" if self._box else "not computed yet"
         return f"LazyCurve(name={self.name!r}, {state})"
 
-    def _f(self, alpha):
-        return self.get()._f(alpha)
+    def _target(self) -> TradeOff:
+        return self.get()
 
-    def _one_minus_f(self, alpha):
-        return self.get()._one_minus_f(alpha)
-
-    def _hockey(self, eps):
-        return self.get()._hockey(eps)
-
+    # Delegating leaves these to TradeOff; a lazy curve forwards them too
     def _epsilon(self, delta):
         return self.get()._epsilon(delta)
 
     def delta(self, eps: Any) -> Any:
         return self.get().delta(eps)
 
-    def _loss_sf(self, t):
-        return self.get()._loss_sf(t)
-
-    def _loss_sf_q(self, t):
-        return self.get()._loss_sf_q(t)
-
-    def _atoms(self):
-        return self.get()._atoms()
-
-    def _pl_data(self):
-        return self.get()._pl_data()
-
     def _inverse(self):
         return self.get().inverse()
+
+    # ... but keeps TradeOff's generic certificate hooks (built from the forwarded profile
+    # and vertex data), not the ones Delegating takes from the curve
+    _omf_lower = TradeOff._omf_lower
+    _lines = TradeOff._lines
+    _hockey_upper = TradeOff._hockey_upper
+    _hockey_lower = TradeOff._hockey_lower
 
 
 @dataclass(frozen=True, slots=True)

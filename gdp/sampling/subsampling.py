@@ -56,7 +56,7 @@ import numpy as np
 from .._numerics import EPS, find_root_bracket, float_or_array
 from .._validation import check_instance, check_real
 from ..core.tradeoff import Inverse, TradeOff
-from ..engine.laws import InverseLaw, Law, law_of
+from ..engine.laws import InverseLaw, Law, _OfBaseLaw, law_of
 
 __all__ = ["SubsampledLaw", "PoissonSubsampled", "poisson_subsample", "Subsampled", "subsample"]
 
@@ -74,8 +74,10 @@ def _base_eps(eps: np.ndarray, p: float) -> np.ndarray:
     return np.where(np.isposinf(eps), np.inf, u)
 
 
-class SubsampledLaw(Law):
+class SubsampledLaw(_OfBaseLaw):
     r"""Law of :math:`L_p = \log(1-p+pe^{L})` under :math:`(P, (1-p)P + pQ)`."""
+
+    _TAG = "S"
 
     def __init__(self, base: Law, p: float):
         self.base = check_instance("base", base, Law, "a Law")
@@ -87,17 +89,10 @@ class SubsampledLaw(Law):
         with np.errstate(all="ignore"):
             return np.where(np.isposinf(u), np.inf, np.log1p(self.p * np.expm1(u)))
 
-    def _batch_key(self):
-        k = self.base._batch_key()
-        return None if k is None else ("S", k)
-
     @classmethod
     def _stack(cls, laws, seg):
-        bases = [law.base for law in laws]
-        obj = cls.__new__(cls)
-        obj.base = type(bases[0])._stack(bases, seg)
+        obj = cls._stack_bases(laws, seg)
         obj.p = np.array([law.p for law in laws])[seg]  # one per edge
-        obj.q_inf = obj.p_ninf = 0.0
         return obj
 
     def _pc(self) -> Any:

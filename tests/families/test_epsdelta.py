@@ -8,7 +8,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import gdp
-from gdp.core.generic import _generic_epsilon, _numeric_hockey, _numeric_loss_sf
+from gdp.core.generic import _generic_epsilon, _numeric_loss_sf
 from gdp.families.epsdelta import EpsDelta
 
 EPS_GRID = [0.0, 1e-8, 0.1, 1.0, 3.0, 20.0, 300.0]
@@ -98,13 +98,9 @@ def test_infinite_eps_is_the_zero_curve():
 
 @pytest.mark.parametrize("eps", [0.0, 0.3, 1.0, 5.0, 300.0])
 @pytest.mark.parametrize("delta", [0.0, 1e-12, 1e-3, 0.4])
-def test_hockey_closed_form_vs_generic_numeric(eps, delta):
-    f = gdp.f_eps_delta(eps, delta)
+def test_hockey_closed_form_vs_generic_numeric(eps, delta, closed_hockey_vs_numeric):
     t = np.concatenate([-np.geomspace(1e-3, 30, 15), [0.0], np.geomspace(1e-3, 40, 30)])
-    exact = f._hockey(t)  # the closed form, raised by its rounding bound
-    numeric = _numeric_hockey(f, t)  # certified upper bound from the curve alone
-    assert np.all(numeric >= f._hockey_lower(t) - 2e-16)  # never below the exact value
-    assert_allclose(numeric, exact, rtol=1e-12, atol=2e-15)
+    closed_hockey_vs_numeric(gdp.f_eps_delta(eps, delta), t, below=2e-16, rtol=1e-12)
 
 
 def test_hockey_vs_brute_force_maximisation():

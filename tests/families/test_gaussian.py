@@ -68,21 +68,26 @@ def g_ref(mu: float, alpha: float) -> tuple[mp.mpf, mp.mpf]:
         return +mp.ncdf(z - mu), +mp.ncdf(mu - z)
 
 
+def _log_newton(delta, slope, x: mp.mpf, t: mp.mpf) -> mp.mpf:
+    """Newton's method on log delta(x) = t from x (``slope`` is d delta / dx), to 35 digits."""
+    for _ in range(100):
+        d = delta(x)
+        step = (mp.log(d) - t) / (slope(x) / d)
+        x -= step
+        if abs(step) <= abs(x) * mp.mpf(10) ** -35:
+            break
+    return x
+
+
 def eps_ref(mu: float, delta: float, start: float) -> tuple[mp.mpf, float]:
     """Root of log delta(eps; mu) = log delta, and its condition number
     kappa = delta / (eps |d delta / d eps|) (relative error of eps per relative error of
     delta)."""
     with mp.workdps(_dps(mu, start)):
         m = mp.mpf(mu)
-        t = mp.log(mp.mpf(delta))
-        x = mp.mpf(start)
-        for _ in range(100):
-            d = _delta_mp(m, x)
-            a = mp.exp(x) * mp.ncdf(-x / m - m / 2)  # -d delta / d eps
-            step = (mp.log(d) - t) / (-a / d)
-            x -= step
-            if abs(step) <= abs(x) * mp.mpf(10) ** -35:
-                break
+        # d delta / d eps = -e^eps Phi(-eps/mu - mu/2)
+        x = _log_newton(lambda x: _delta_mp(m, x), lambda x: -mp.exp(x) * mp.ncdf(-x / m - m / 2),
+                        mp.mpf(start), mp.log(mp.mpf(delta)))
         d = _delta_mp(m, x)
         a = mp.exp(x) * mp.ncdf(-x / m - m / 2)
         return x, float(d / (a * x))
@@ -91,14 +96,9 @@ def eps_ref(mu: float, delta: float, start: float) -> tuple[mp.mpf, float]:
 def mu_ref(eps: float, delta: float, start: float) -> tuple[mp.mpf, float]:
     with mp.workdps(_dps(start, eps)):
         e = mp.mpf(eps)
-        t = mp.log(mp.mpf(delta))
-        m = mp.mpf(start)
-        for _ in range(100):
-            d = _delta_mp(m, e)
-            step = (mp.log(d) - t) / (mp.npdf(e / m - m / 2) / d)
-            m -= step
-            if abs(step) <= abs(m) * mp.mpf(10) ** -35:
-                break
+        # d delta / d mu = phi(eps/mu - mu/2)
+        m = _log_newton(lambda m: _delta_mp(m, e), lambda m: mp.npdf(e / m - m / 2),
+                        mp.mpf(start), mp.log(mp.mpf(delta)))
         d = _delta_mp(m, e)
         return m, float(d / (mp.npdf(e / m - m / 2) * m))
 
