@@ -221,8 +221,18 @@ class LossCurve(PiecewiseLinear):
             lb = np.log(beta)
         a2, o2, l2 = beta[::-1], opa[::-1], lb[::-1]
         t2 = -self.tseg[::-1]
-        z = int(np.flatnonzero(np.isneginf(l2) | (a2 <= 0.0))[-1])  # last vertex at 0
-        a2, o2, l2, t2 = a2[z:], o2[z:], l2[z:], t2[z:]
+        at0 = np.flatnonzero(np.isneginf(l2) | (a2 <= 0.0))
+        if at0.size:
+            z = int(at0[-1])  # last vertex at 0
+            a2, o2, l2, t2 = a2[z:], o2[z:], l2[z:], t2[z:]
+        else:
+            # beta rounded up at the last vertex (the optimistic side) leaves no vertex at
+            # alpha' = 0: start there at 1 - f = 0 (f^{-1} <= 1, an upper bound); a lower
+            # curve would start at its first value (f^{-1} is non-increasing)
+            o0 = 0.0 if self.optimistic else float(o2[0])
+            t0 = _log_slope(o0, float(o2[0]), 0.0, float(a2[0]))
+            a2, o2 = np.concatenate([[0.0], a2]), np.concatenate([[o0], o2])
+            l2, t2 = np.concatenate([[-np.inf], l2]), np.concatenate([[t0], t2])
         a2 = np.where(np.isneginf(l2), 0.0, a2)
         return _finish(a2, o2, t2, name=name, symmetric=self.symmetric,
                        optimistic=self.optimistic, lalpha=l2, rerr=self.rerr + 2 * EPS)

@@ -529,7 +529,15 @@ class _Engine:
         comp = _compose(items, KA, N)
         t = (KA + np.arange(N)).astype(float) * hs + off
         kgf_s = kl
-        til_hi, til_lo, q_hi, q_lo = _tails(kgf_s, lam, bd, float(t[0]), float(t[-1]))
+        # where the window was taken to an end of the lattice law's support, the last
+        # lattice point is that end (its index rounded); KB * hs + off may miss it by an
+        # ulp, which would charge the whole top atom again as a tail
+        tA, tB = float(t[0]), float(t[-1])
+        if reach_hi and KB >= round((kl.tmax - off) / hs):
+            tB = max(tB, kl.tmax)
+        if reach_lo and KA <= round((kl.tmin - off) / hs):
+            tA = min(tA, kl.tmin)
+        til_hi, til_lo, q_hi, q_lo = _tails(kgf_s, lam, bd, tA, tB)
         shift = math.fsum(n * lat.shift for lat, n in lats)
         qi = self.q_infinity(side, hs, order, lam)
         with np.errstate(divide="ignore"):

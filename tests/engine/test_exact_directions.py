@@ -216,3 +216,30 @@ def test_eps_delta_powers_are_sound(e0, d0, k):
         assert h.delta(e) >= b.delta(e)
     for d in (1e-3, 1e-6, 1e-9):
         _check_epsilon(h.epsilon(d), d, b.delta)
+
+
+def test_window_at_the_end_of_the_support_charges_no_tail():
+    """Two Laplace factors, delta near the top of the loss support (1.1): the window ends at
+    the support's last lattice point, which must not be charged again as a tail (it was:
+    delta(1) came out 0.276). Truth by midpoint quadrature of the exact loss laws (atoms at
+    +-mu, density on (-mu, mu); 4,000 cells each, error far below 1e-7): delta(0.5) =
+    0.1480590, delta(1) = 0.0249898."""
+    h = gdp.compose(gdp.laplace(0.4), gdp.laplace(0.7))
+    eps = np.array([0.5, 0.99, 1.0])
+    lo, hi = h.delta_bounds(eps)
+    truth = np.array([0.1480590, np.nan, 0.0249898])
+    for i in (0, 2):
+        assert lo[i] <= truth[i] - 1e-7 <= truth[i] + 1e-7 <= hi[i]
+        assert hi[i] <= truth[i] * 1.002
+    assert hi[1] <= 0.03  # no jump just below the top
+
+
+def test_reflecting_an_upper_curve_that_never_reaches_zero():
+    """The optimistic curve rounds beta up at its last vertex, so its reflection has no
+    vertex at alpha' = 0; it starts there at 1 (still an upper bound) instead of failing."""
+    h = gdp.compose(gdp.G_mu(0.3), gdp.laplace(0.4))
+    a = np.linspace(0.0, 1.0, 11)
+    up, low = h.upper.inverse(), h.lower.inverse()
+    assert np.all(np.asarray(up(a)) >= np.asarray(low(a)))
+    e = np.array([0.0, 0.5])
+    assert np.all(np.asarray(h.upper.delta(e)) <= np.asarray(h.delta(e)))
