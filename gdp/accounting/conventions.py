@@ -34,17 +34,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .._validation import (
-    MAX_COUNT,
-    check_choice,
-    check_count,
-    check_fields,
-    check_real,
-    choice,
-    count,
-    optional,
-    real,
-)
+from .. import _validation as val
 
 __all__ = ["CONVENTIONS", "Schedule", "epochs_to_steps"]
 
@@ -79,10 +69,11 @@ class Schedule:
     dataset_size: int | None = None
 
     def __post_init__(self):
-        check_fields(self, sample_rate=real(lo=0.0, hi=1.0, lo_open=True), steps=count(),
-                     convention=choice((*CONVENTIONS, "steps")),
-                     epochs=optional(real(lo=0.0, lo_open=True)),
-                     batch_size=optional(count()), dataset_size=optional(count()))
+        val.check_fields(self, sample_rate=val.real(lo=0.0, hi=1.0, lo_open=True),
+                         steps=val.count(), convention=val.choice((*CONVENTIONS, "steps")),
+                         epochs=val.optional(val.real(lo=0.0, lo_open=True)),
+                         batch_size=val.optional(val.count()),
+                         dataset_size=val.optional(val.count()))
 
     def describe(self) -> str:
         """One line saying how ``sample_rate`` and ``steps`` were obtained.
@@ -124,7 +115,7 @@ def _steps_from_ratio(x: float) -> int:
 def _epochs(e: float, per_epoch: float) -> float:
     """``e``, refused where ``e * per_epoch`` steps would exceed
     :data:`~gdp._validation.MAX_COUNT` (the message states the limit on the epochs)."""
-    return check_real("epochs", e, lo=0.0, lo_open=True, hi=MAX_COUNT / per_epoch)
+    return val.check_real("epochs", e, lo=0.0, lo_open=True, hi=val.MAX_COUNT / per_epoch)
 
 
 def epochs_to_steps(*, epochs: float, convention: str, batch_size: int | None = None,
@@ -159,19 +150,19 @@ def epochs_to_steps(*, epochs: float, convention: str, batch_size: int | None = 
     >>> gdp.epochs_to_steps(epochs=15, sample_rate=1 / 235, convention="opacus").steps
     3525
     """
-    check_choice("convention", convention, CONVENTIONS)
-    e = check_real("epochs", epochs, lo=0.0, lo_open=True)
+    val.check_choice("convention", convention, CONVENTIONS)
+    e = val.check_real("epochs", epochs, lo=0.0, lo_open=True)
     if sample_rate is not None:
         if batch_size is not None or dataset_size is not None:
             raise TypeError("give either `sample_rate` or `batch_size` with `dataset_size`, "
                             "not both")
-        p = check_real("sample_rate", sample_rate, lo=0.0, hi=1.0, lo_open=True)
+        p = val.check_real("sample_rate", sample_rate, lo=0.0, hi=1.0, lo_open=True)
         return Schedule(sample_rate=p, steps=_steps_from_ratio(_epochs(e, 1.0 / p) / p),
                         convention=convention, epochs=e)
     if batch_size is None or dataset_size is None:
         raise TypeError("give `batch_size` and `dataset_size` (or `sample_rate`)")
-    b = check_count("batch_size", batch_size)
-    n = check_count("dataset_size", dataset_size)
+    b = val.check_count("batch_size", batch_size)
+    n = val.check_count("dataset_size", dataset_size)
     if b > n:
         raise ValueError(f"`batch_size` must be at most `dataset_size`; got batch_size={b}, "
                          f"dataset_size={n}")

@@ -20,18 +20,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .. import _validation as val
 from .._numerics import lower_convex_hull
-from .._validation import (
-    as_real_array,
-    check_count,
-    check_fields,
-    check_int,
-    check_real,
-    count,
-    flag,
-    instance,
-    integer,
-)
 from ..core.piecewise import PiecewiseLinear
 from ..core.tradeoff import Delegating, TradeOff
 from .central_limit import ApproximationWarning, _as_sequence
@@ -61,9 +51,9 @@ class EdgeworthApprox(Delegating):
     symmetric: bool = False
 
     def __post_init__(self):
-        check_fields(self, curve=instance(PiecewiseLinear, "a PiecewiseLinear"),
-                     cumulants_p=_cumulants4, cumulants_q=_cumulants4,
-                     order=integer(lo=1, hi=2), n=count(), symmetric=flag())
+        val.check_fields(self, curve=val.instance(PiecewiseLinear, "a PiecewiseLinear"),
+                         cumulants_p=_cumulants4, cumulants_q=_cumulants4,
+                         order=val.integer(lo=1, hi=2), n=val.count(), symmetric=val.flag())
 
     def __repr__(self):
         return (f"EdgeworthApprox(order={self.order}, n={self.n}, "
@@ -80,10 +70,10 @@ class EdgeworthApprox(Delegating):
 
 def _cumulants4(name: str, value: Any) -> tuple[float, float, float, float]:
     """Four finite cumulants K1..K4 (K2 >= 0)."""
-    arr = as_real_array(name, value, max_ndim=1)
+    arr = val.as_real_array(name, value, max_ndim=1)
     if arr.size != 4:
         raise ValueError(f"`{name}` must hold the four cumulants K1..K4; got {arr.size} values")
-    check_real(name, arr[1], lo=0.0)
+    val.check_real(name, arr[1], lo=0.0)
     return tuple(float(v) for v in arr)
 
 
@@ -162,9 +152,9 @@ def edgeworth(fs: Any, k: int | None = None, *, order: int = 2,
     (0.499, 0.498)
     """
     items = _as_sequence(fs, k)
-    order = check_int("order", order, lo=1, hi=2)
-    n_grid = check_count("n_grid", n_grid, lo=101, hi=10**7,
-                         why="the expansion is evaluated on that many points per side")
+    order = val.check_int("order", order, lo=1, hi=2)
+    n_grid = val.check_count("n_grid", n_grid, lo=101, hi=10**7,
+                             why="the expansion is evaluated on that many points per side")
     Kp = np.zeros(4)
     Kq = np.zeros(4)
     n = 0

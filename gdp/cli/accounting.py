@@ -83,14 +83,16 @@ def schedule_from_args(args: argparse.Namespace) -> gdp.Schedule:
 
 
 # ------------------------------------------------------------------- calibrate
+_CALIBRATE_TEXT = ("The smallest DP-SGD noise multiplier sigma (Poisson sampling, add/remove "
+                   "neighbours) whose eps at delta is at most --eps (or whose curve dominates "
+                   "G_mu): exact by default (the sound eps of gdp.dpsgd, checked at the sigma "
+                   "returned), or the RDP accountant, or the CLT (an approximation).")
+
+
 def add_calibrate(sub: Any, common: Callable[..., None]) -> None:
     """Register ``gdp calibrate``."""
     p = sub.add_parser("calibrate", help="noise multiplier for a target eps or mu",
-                       description="The smallest DP-SGD noise multiplier sigma (Poisson "
-                       "sampling, add/remove neighbours) whose eps at delta is at most "
-                       "--eps (or whose curve dominates G_mu): exact by default (the sound "
-                       "eps of gdp.dpsgd, checked at the sigma returned), or the RDP "
-                       "accountant, or the CLT (an approximation).")
+                       description=_CALIBRATE_TEXT)
     p.add_argument("--eps", type=_real("eps", lo=0.0), help="target epsilon (with --delta)")
     p.add_argument("--delta", type=_real("delta", lo=0.0, hi=1.0, lo_open=True),
                    help="delta of the eps target (> 0: Gaussian noise has delta > 0 at "

@@ -27,17 +27,7 @@ import numpy as np
 from .._validation import as_real_array, check_real
 from ..accounting.attack_risk import tpr_at_fpr
 from ..core.tradeoff import TradeOff
-from .base import (
-    PlotData,
-    _bracket,
-    _check_curves,
-    _flags,
-    _labels,
-    _line_with_band,
-    _n_points,
-    _new_axes,
-    mathtext,
-)
+from . import base
 from .curves import _is_bracket_col
 
 __all__ = ["roc_data", "roc"]
@@ -47,7 +37,7 @@ TPR_LABEL = "True-positive rate (TPR)"
 
 
 def roc_data(*fs: TradeOff, n: int = 400, log: bool = True, fpr_min: float = 1e-6,
-             fpr: Any = None, labels: Sequence[str] | None = None) -> PlotData:
+             fpr: Any = None, labels: Sequence[str] | None = None) -> base.PlotData:
     r"""The numbers :func:`roc` plots: the largest TPR of a membership attack at each FPR.
 
     Parameters
@@ -71,11 +61,11 @@ def roc_data(*fs: TradeOff, n: int = 400, log: bool = True, fpr_min: float = 1e-
     >>> d.x_name, d.columns["G_{1}"].round(4).tolist()
     ('fpr', [0.0183, 0.3891])
     """
-    fs = _check_curves(fs)
-    names = _labels(fs, labels)
-    _flags(log=log)
+    fs = base._check_curves(fs)
+    names = base._labels(fs, labels)
+    base._flags(log=log)
     if fpr is None:
-        n = _n_points(n)
+        n = base._n_points(n)
         lo = check_real("fpr_min", fpr_min, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
         x = np.geomspace(lo, 1.0, n) if log else np.linspace(0.0, 1.0, n)
     else:
@@ -83,11 +73,11 @@ def roc_data(*fs: TradeOff, n: int = 400, log: bool = True, fpr_min: float = 1e-
     cols: dict[str, np.ndarray] = {}
     for f, name in zip(fs, names, strict=True):
         cols[name] = np.asarray(tpr_at_fpr(f, x), dtype=float)
-        br = _bracket(f)
+        br = base._bracket(f)
         if br is not None:
             cols[f"{name} lower"] = np.asarray(tpr_at_fpr(br[1], x), dtype=float)
             cols[f"{name} upper"] = np.asarray(tpr_at_fpr(br[0], x), dtype=float)
-    return PlotData("fpr", x, cols)
+    return base.PlotData("fpr", x, cols)
 
 
 def roc(*fs: TradeOff, ax: Any = None, log: bool = True, fpr_min: float = 1e-6, n: int = 400,
@@ -118,20 +108,20 @@ def roc(*fs: TradeOff, ax: Any = None, log: bool = True, fpr_min: float = 1e-6, 
 
     Examples
     --------
-    >>> import gdp, gdp.plot
-    >>> ax = gdp.plot.roc(gdp.G_mu(1.0), gdp.f_eps_delta(2.0, 1e-5))
-    >>> ax.get_xscale(), ax.get_xlabel()
-    ('log', 'False-positive rate (FPR)')
+    >>> import gdp.plot
+    >>> ax, data = gdp.plot.roc(gdp.G_mu(1.0), gdp.f_eps_delta(2.0, 1e-5), return_data=True)
+    >>> ax.get_xscale(), ax.get_xlabel(), data.x_name
+    ('log', 'False-positive rate (FPR)', 'fpr')
     """
-    _flags(log=log, band=band, chance=chance, legend=legend, return_data=return_data)
+    base._flags(log=log, band=band, chance=chance, legend=legend, return_data=return_data)
     data = roc_data(*fs, n=n, log=log, fpr_min=fpr_min, labels=labels)
-    ax = _new_axes(ax)
+    ax = base._new_axes(ax)
     x = data.x
     if chance:
         ax.plot(x, x, ls="--", lw=1.0, color="0.45", zorder=1, label="chance (TPR = FPR)")
     for name in [c for c in data.columns if not _is_bracket_col(c, data.columns)]:
-        _line_with_band(ax, x, data, name, name if labels is not None else mathtext(name), band,
-                        kw)
+        shown = name if labels is not None else base.mathtext(name)
+        base._line_with_band(ax, x, data, name, shown, band, kw)
     scale, lim = ("log", (x[0], 1.0)) if log else ("linear", (0.0, 1.0))
     ax.set(xscale=scale, yscale=scale, xlim=lim, ylim=lim, xlabel=FPR_LABEL, ylabel=TPR_LABEL)
     ax.set_box_aspect(1)

@@ -175,14 +175,11 @@ class PoissonSubsampled(TradeOff):
     base: TradeOff
     p: float
     one_order: ClassVar[bool] = True  # delta/epsilon: max over both orders
+    label_format: ClassVar[str] = "{{{self.base.label}}}_{{{self.p:g}}}"
 
     def __post_init__(self):
         check_instance("base", self.base, TradeOff, "a TradeOff")
         object.__setattr__(self, "p", _check_p(self.p))
-
-    @property
-    def label(self):
-        return f"{{{self.base.label}}}_{{{self.p:g}}}"
 
     def _f(self, alpha):
         a = np.asarray(alpha, dtype=float)
@@ -276,20 +273,17 @@ class _InversePoissonSubsampled(Inverse):
 
 
 def poisson_subsample(f: TradeOff, p: float) -> TradeOff:
-    r"""The one-sided Poisson-subsampled curve :math:`f_p = pf + (1-p)\,\mathrm{Id}`.
-
-    Parameters
-    ----------
-    f : TradeOff
-        The curve of the mechanism run on the sample.
-    p : float
-        Sampling rate in (0, 1]; ``p = 1`` returns ``f``.
+    r"""The one-sided Poisson-subsampled curve :math:`f_p = pf + (1-p)\,\mathrm{Id}` of the
+    curve ``f`` of the mechanism run on the sample, at sampling rate ``p`` in (0, 1]
+    (``p = 1`` returns ``f``): the arguments of :func:`subsample`.
 
     Notes
     -----
     :math:`f_p = T(P, (1-p)P + pQ)` for :math:`f = T(P,Q)` (ZDW); it is the curve of the
     "remove" order of add/remove neighbours, :math:`f_p^{-1}` that of the "add" order.
-    A mechanism known to be :math:`f_p`-DP in both orders is :func:`subsample`-DP.
+    A mechanism known to be :math:`f_p`-DP in both orders is :func:`subsample`-DP. Its
+    ``delta`` and ``epsilon`` answer for the mechanism, both orders
+    (:attr:`~gdp.TradeOff.one_order`): they equal those of :func:`subsample`.
 
     Examples
     --------
@@ -313,14 +307,11 @@ class Subsampled(TradeOff):
     p: float
 
     is_symmetric = True
+    label_format: ClassVar[str] = "C_{{{self.p:g}}}({self.base.label})"
 
     def __post_init__(self):
         check_instance("base", self.base, TradeOff, "a TradeOff")
         object.__setattr__(self, "p", _check_p(self.p))
-
-    @property
-    def label(self):
-        return f"C_{{{self.p:g}}}({self.base.label})"
 
     @property
     def _fp(self) -> PoissonSubsampled:
