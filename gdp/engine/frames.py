@@ -31,7 +31,7 @@ non-increasing; :math:`\check\delta` is concave on each piece (a concave sum min
 such ε. Each inversion bisects on that piece and keeps the end of the final bracket on its
 side (the upper end for the sound ε, the lower end for the other).
 
-Imports: the ground floor.
+Imports: the ground floor and :mod:`gdp.engine.curves` (the curve of an untilted frame).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._numerics import EPS, log1mexp
+from .curves import LossCurve, _finish
 
 __all__ = []
 
@@ -360,3 +361,49 @@ class _Frame:
             else:
                 lo = mid
         return lo, hi
+
+
+def _frame_curve(fr: _Frame, *, name: str) -> LossCurve:
+    """The LossCurve of an untilted frame with its allowances charged (sound side) or
+    subtracted (the other side)."""
+    t = fr.s + fr.shift if fr.sound else fr.s - fr.shift
+    with np.errstate(under="ignore"):
+        c = np.exp(fr.lc + fr.K)
+    if fr.sound:
+        # the l1 allowance bounds errors of the window masses only: it is charged to the
+        # top of the window (the profile integrand increases with the loss), the mass
+        # above the window to +inf, the one below to the bottom
+        q = c * (1.0 + fr.rel)
+        q[0] += fr.m_lo * (1.0 + fr.rel)
+        q[-1] += fr.tau * math.exp(fr.K) * (1.0 + fr.rel)
+        q_inf = min(1.0, (fr.q_inf + fr.m_hi) * (1.0 + fr.rel))
+        sc = 1.0
+        sub = 0.0
+    else:  # delta >= (1 - rel) delta_c - tau e^K, clamped by max(0, 1 - e^eps)
+        q = c
+        q_inf = fr.q_inf
+        sc = 1.0 - min(fr.rel, 1.0)
+        sub = fr.tau * math.exp(fr.K)
+    if sc <= 0.0:  # no information left: the identity is a valid upper curve
+        return _finish(np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array([0.0]),
+                       name=name, optimistic=True)
+    keep = q > 0
+    u, qk = t[keep][::-1], q[keep][::-1]
+    with np.errstate(divide="ignore"):
+        lp = np.log(qk) - u + math.log(sc)  # log P-masses: no underflow for large losses
+    la = np.concatenate([[-np.inf], np.logaddexp.accumulate(lp)]) if lp.size else \
+        np.array([-np.inf])
+    alpha = np.exp(la)
+    omb = sc * (np.concatenate([[q_inf], q_inf + np.cumsum(qk)])) - sub
+    if not fr.sound and omb[0] < 0.0:  # tangent from (0, beta=1): the line max(0, .)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ls = np.where(omb > 0, np.log(omb) - la, -np.inf)
+        v = int(np.argmax(ls))
+        if not np.isfinite(ls[v]) or ls[v] <= 0:
+            return _finish(np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array([0.0]),
+                           name=name, optimistic=True)
+        alpha = np.concatenate([[0.0], alpha[v:]])
+        la = np.concatenate([[-np.inf], la[v:]])
+        omb = np.concatenate([[0.0], omb[v:]])
+        u = np.concatenate([[float(ls[v])], u[v:]])
+    return _finish(alpha, omb, u, name=name, optimistic=not fr.sound, lalpha=la)

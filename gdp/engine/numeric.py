@@ -35,121 +35,37 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._numerics import EPS
 from .._validation import check_bool, check_count, check_instance, check_str
-from ..core.tradeoff import Bracketed, TradeOff
+from ..core.tradeoff import TradeOff
 from .batch import _disc_opt_batch, _disc_pess_batch, _plan_batch
-from .curves import LossCurve, _finish, _inv_label, hull_min_curves
+from .curves import LossCurve, _inv_label, hull_min_curves
 from .fourier import _KGF, _compose, _increasing_root, _tails, _tilt_many, _window
-from .frames import _Frame
-from .lattice import _disc_opt, _disc_pess, _Lat, _sampled_laws
-from .laws import GenericLaw, Law, law_of
+from .frames import _Frame, _frame_curve
+from .lattice import _disc_opt, _disc_pess, _Lat
+from .laws import Law
+from .planning import (
+    _LOG_ETA,
+    _LOG_ETA_WIDE,
+    _STEPS_PER_OCTAVE,
+    _TILTS_PER_OCTAVE,
+    _c,
+    _Factor,
+    _factors,
+    _offset,
+    _plan_atoms,
+    _quantise,
+    _window_of,
+)
 from .result import Composition, GridInfo, LazyCurve, _Combine
 from .settings import Accuracy
 
 __all__ = ["compose_numeric", "compose_numeric_two_orders"]
 
-_LOG_ETA = math.log(1e-8)    # tilted mass outside a frame's window (each end)
-_LOG_ETA_WIDE = math.log(1e-30)  # ... for the second frame of rare-event questions
-_STEPS_PER_OCTAVE = 4        # grid of lattice steps h0 * 2**(j/4)
-_TILTS_PER_OCTAVE = 8        # grid of tilts 2**(j/8)
-
-
-# ---------------------------------------------------------------------------
-# factors
-# ---------------------------------------------------------------------------
-@dataclass(slots=True)
-class _Factor:
-    pess: Law
-    opt: Law
-    n: int
-
-
-def _side_law(f: TradeOff, side: int) -> Law:
-    """The law of ``f``, or for a curve known only by its values the atomic law of its
-    lower (``side=0``) or upper (1) piecewise-linear bound."""
-    law = law_of(f)
-    if isinstance(law, GenericLaw):
-        return _sampled_laws(f)[side]
-    return law
-
-
-def _factors(groups: Sequence[tuple[TradeOff, int]]) -> list[_Factor]:
-    out = []
-    for f, n in groups:
-        if isinstance(f, Bracketed):
-            out.append(_Factor(_side_law(f.lower, 0), _side_law(f.upper, 1), n))
-        else:
-            law = law_of(f)
-            if isinstance(law, GenericLaw):
-                lo, up = _sampled_laws(f)
-                out.append(_Factor(lo, up, n))
-            else:
-                out.append(_Factor(law, law, n))
-    return out
-
-
-def _plan_atoms(law: Law, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Planning atoms (losses, Q-masses) of a factor's law."""
-    at = law.plan_atoms(m)
-    return at[0], at[2]
-
-
-def _offset(law: Law, h: float) -> float:
-    """A lattice offset in [0, h) putting the heaviest atom of the Q-law on the lattice."""
-    u, _, q = law.atoms()
-    if u.size == 0 or not np.any(q > 0):
-        return 0.0
-    us = float(u[int(np.argmax(q))])
-    return us - math.floor(us / h) * h
-
-
-def _factor_window(law: Law, h: float, tol: float, cap: int, off: float = 0.0,
-                   order: int = 0) -> tuple[int, int]:
-    """Lattice indices covering the factor's Q-law (``order=1``: the mass truncated above
-    is charged to the forward order's +inf), its P-law (``order=-1``: the inverse order's
-    Q-law) or both (0), up to ``tol`` at each end."""
-    ql, qh, pl, ph = law.quantiles(tol)
-    lo, hi = {1: (ql, qh), -1: (pl, ph)}.get(order, (min(ql, pl), max(qh, ph)))
-    if hi < lo:
-        lo, hi = min(ql, pl), max(qh, ph)
-    return _window_of((lo, hi, lo, hi), h, cap, off)
-
-
-def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
-               off: float) -> tuple[int, int]:
-    """Lattice indices covering a factor's Q-law between its quantiles ``qs``."""
-    ql, qh, pl, ph = qs
-    lo, hi = (ql, qh) if qh >= ql else (min(ql, pl), max(qh, ph))
-    lo, hi = lo - off, hi - off
-    if not np.isfinite(lo):
-        lo = hi - 50.0 if np.isfinite(hi) else -50.0
-    if not np.isfinite(hi):
-        hi = lo + 50.0
-    ka, kb = int(math.floor(lo / h)), int(math.ceil(hi / h))
-    if kb - ka + 1 > cap:
-        raise ValueError(
-            f"the lattice for one factor needs {kb - ka + 1} points, more than "
-            f"max_points={cap}; pass a larger `grid_step`, a larger `rtol` or a larger "
-            f"`max_points`")
-    return ka, max(kb, ka)
-
-
-def _c(lam: float) -> tuple[float, float, float]:
-    """c(lam) = lam log lam - (1 + lam) log(1 + lam) and its first two derivatives."""
-    return (lam * math.log(lam) - (1.0 + lam) * math.log1p(lam),
-            math.log(lam) - math.log1p(lam), 1.0 / (lam * (1.0 + lam)))
-
-
-def _quantise(x: float, unit: float, per_octave: int, down: bool = True) -> float:
-    j = math.log2(x / unit) * per_octave
-    j = math.floor(j + 1e-9) if down else round(j)
-    return unit * 2.0 ** (j / per_octave)
 
 
 # ---------------------------------------------------------------------------
@@ -642,52 +558,6 @@ class _Engine:
                         n_points=int(fr.s.size), tail_bound=fr.m_hi + fr.m_lo,
                         roundoff=fr.tau * math.exp(fr.K), rel_roundoff=fr.rel,
                         loss_shift=fr.shift)
-
-
-def _frame_curve(fr: _Frame, *, name: str) -> LossCurve:
-    """The LossCurve of an untilted frame with its allowances charged (sound side) or
-    subtracted (the other side)."""
-    t = fr.s + fr.shift if fr.sound else fr.s - fr.shift
-    with np.errstate(under="ignore"):
-        c = np.exp(fr.lc + fr.K)
-    if fr.sound:
-        # the l1 allowance bounds errors of the window masses only: it is charged to the
-        # top of the window (the profile integrand increases with the loss), the mass
-        # above the window to +inf, the one below to the bottom
-        q = c * (1.0 + fr.rel)
-        q[0] += fr.m_lo * (1.0 + fr.rel)
-        q[-1] += fr.tau * math.exp(fr.K) * (1.0 + fr.rel)
-        q_inf = min(1.0, (fr.q_inf + fr.m_hi) * (1.0 + fr.rel))
-        sc = 1.0
-        sub = 0.0
-    else:  # delta >= (1 - rel) delta_c - tau e^K, clamped by max(0, 1 - e^eps)
-        q = c
-        q_inf = fr.q_inf
-        sc = 1.0 - min(fr.rel, 1.0)
-        sub = fr.tau * math.exp(fr.K)
-    if sc <= 0.0:  # no information left: the identity is a valid upper curve
-        return _finish(np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array([0.0]),
-                       name=name, optimistic=True)
-    keep = q > 0
-    u, qk = t[keep][::-1], q[keep][::-1]
-    with np.errstate(divide="ignore"):
-        lp = np.log(qk) - u + math.log(sc)  # log P-masses: no underflow for large losses
-    la = np.concatenate([[-np.inf], np.logaddexp.accumulate(lp)]) if lp.size else \
-        np.array([-np.inf])
-    alpha = np.exp(la)
-    omb = sc * (np.concatenate([[q_inf], q_inf + np.cumsum(qk)])) - sub
-    if not fr.sound and omb[0] < 0.0:  # tangent from (0, beta=1): the line max(0, .)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ls = np.where(omb > 0, np.log(omb) - la, -np.inf)
-        v = int(np.argmax(ls))
-        if not np.isfinite(ls[v]) or ls[v] <= 0:
-            return _finish(np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array([0.0]),
-                           name=name, optimistic=True)
-        alpha = np.concatenate([[0.0], alpha[v:]])
-        la = np.concatenate([[-np.inf], la[v:]])
-        omb = np.concatenate([[0.0], omb[v:]])
-        u = np.concatenate([[float(ls[v])], u[v:]])
-    return _finish(alpha, omb, u, name=name, optimistic=not fr.sound, lalpha=la)
 
 
 # ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from numpy.testing import assert_allclose
 
 import gdp
 from gdp import engine
-from gdp.engine import curves, lattice, laws, numeric
+from gdp.engine import curves, lattice, laws, planning
 
 ALPHAS = np.concatenate([np.linspace(0.0, 1.0, 401), np.logspace(-12, -1, 40)])
 
@@ -104,7 +104,7 @@ def test_hull_min_and_max_curves():
 def test_factor_discretisation_brackets_the_profile(f):
     law = engine.law_of(f)
     h = 0.02
-    ka, kb = numeric._factor_window(law, h, 1e-25, 1 << 20)
+    ka, kb = planning._factor_window(law, h, 1e-25, 1 << 20)
     lp = lattice._disc_pess(law, h, ka, kb)
     lo = lattice._disc_opt(law, h, ka, kb)
     t = (ka + np.arange(kb - ka + 1)) * h

@@ -1,0 +1,118 @@
+r"""Planning a composition: its factors (each ``(f, n)`` with the laws of both sides), the
+lattice window of a factor, and the grids of steps and tilts on which frames are chosen
+(so that nearby questions share one); used by :mod:`gdp.engine.numeric`.
+
+Imports: the ground floor, :mod:`gdp.core` and the laws and lattices of
+:mod:`gdp.engine`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.tradeoff import Bracketed, TradeOff
+from .lattice import _sampled_laws
+from .laws import GenericLaw, Law, law_of
+
+__all__: list[str] = []
+
+_LOG_ETA = math.log(1e-8)    # tilted mass outside a frame's window (each end)
+_LOG_ETA_WIDE = math.log(1e-30)  # ... for the second frame of rare-event questions
+_STEPS_PER_OCTAVE = 4        # grid of lattice steps h0 * 2**(j/4)
+_TILTS_PER_OCTAVE = 8        # grid of tilts 2**(j/8)
+
+
+# ---------------------------------------------------------------------------
+# factors
+# ---------------------------------------------------------------------------
+@dataclass(slots=True)
+class _Factor:
+    pess: Law
+    opt: Law
+    n: int
+
+
+def _side_law(f: TradeOff, side: int) -> Law:
+    """The law of ``f``, or for a curve known only by its values the atomic law of its
+    lower (``side=0``) or upper (1) piecewise-linear bound."""
+    law = law_of(f)
+    if isinstance(law, GenericLaw):
+        return _sampled_laws(f)[side]
+    return law
+
+
+def _factors(groups: Sequence[tuple[TradeOff, int]]) -> list[_Factor]:
+    out = []
+    for f, n in groups:
+        if isinstance(f, Bracketed):
+            out.append(_Factor(_side_law(f.lower, 0), _side_law(f.upper, 1), n))
+        else:
+            law = law_of(f)
+            if isinstance(law, GenericLaw):
+                lo, up = _sampled_laws(f)
+                out.append(_Factor(lo, up, n))
+            else:
+                out.append(_Factor(law, law, n))
+    return out
+
+
+def _plan_atoms(law: Law, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Planning atoms (losses, Q-masses) of a factor's law."""
+    at = law.plan_atoms(m)
+    return at[0], at[2]
+
+
+def _offset(law: Law, h: float) -> float:
+    """A lattice offset in [0, h) putting the heaviest atom of the Q-law on the lattice."""
+    u, _, q = law.atoms()
+    if u.size == 0 or not np.any(q > 0):
+        return 0.0
+    us = float(u[int(np.argmax(q))])
+    return us - math.floor(us / h) * h
+
+
+def _factor_window(law: Law, h: float, tol: float, cap: int, off: float = 0.0,
+                   order: int = 0) -> tuple[int, int]:
+    """Lattice indices covering the factor's Q-law (``order=1``: the mass truncated above
+    is charged to the forward order's +inf), its P-law (``order=-1``: the inverse order's
+    Q-law) or both (0), up to ``tol`` at each end."""
+    ql, qh, pl, ph = law.quantiles(tol)
+    lo, hi = {1: (ql, qh), -1: (pl, ph)}.get(order, (min(ql, pl), max(qh, ph)))
+    if hi < lo:
+        lo, hi = min(ql, pl), max(qh, ph)
+    return _window_of((lo, hi, lo, hi), h, cap, off)
+
+
+def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
+               off: float) -> tuple[int, int]:
+    """Lattice indices covering a factor's Q-law between its quantiles ``qs``."""
+    ql, qh, pl, ph = qs
+    lo, hi = (ql, qh) if qh >= ql else (min(ql, pl), max(qh, ph))
+    lo, hi = lo - off, hi - off
+    if not np.isfinite(lo):
+        lo = hi - 50.0 if np.isfinite(hi) else -50.0
+    if not np.isfinite(hi):
+        hi = lo + 50.0
+    ka, kb = int(math.floor(lo / h)), int(math.ceil(hi / h))
+    if kb - ka + 1 > cap:
+        raise ValueError(
+            f"the lattice for one factor needs {kb - ka + 1} points, more than "
+            f"max_points={cap}; pass a larger `grid_step`, a larger `rtol` or a larger "
+            f"`max_points`")
+    return ka, max(kb, ka)
+
+
+def _c(lam: float) -> tuple[float, float, float]:
+    """c(lam) = lam log lam - (1 + lam) log(1 + lam) and its first two derivatives."""
+    return (lam * math.log(lam) - (1.0 + lam) * math.log1p(lam),
+            math.log(lam) - math.log1p(lam), 1.0 / (lam * (1.0 + lam)))
+
+
+def _quantise(x: float, unit: float, per_octave: int, down: bool = True) -> float:
+    j = math.log2(x / unit) * per_octave
+    j = math.floor(j + 1e-9) if down else round(j)
+    return unit * 2.0 ** (j / per_octave)
