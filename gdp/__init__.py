@@ -20,7 +20,8 @@ no modules import each other in a circle):
 3. ``families``: :math:`G_\mu`, :math:`f_{\varepsilon,\delta}`, Laplace (closed forms);
 4. ``engine``: privacy-loss laws, lattice discretisation on both sides, Fourier
    composition, exact atomic compositions and the :func:`compose` dispatcher;
-5. ``sampling``: subsampling, Poisson subsampling, DP-SGD;
+5. ``sampling``: subsampling, Poisson subsampling, DP-SGD, neighbour relations and batch
+   samplers (fixed-size, shuffling, random allocation), user-level groups, mixtures;
 6. ``approx``: functionals, the CLT, Edgeworth (labelled approximations);
 7. ``bounds``: classical, KOV, RDP bounds and the comparison tables;
 8. ``accounting``: calibration of the noise to a target, the accountant (a ledger with a
