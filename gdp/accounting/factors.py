@@ -120,6 +120,20 @@ def _is_non_private(f: Any) -> bool:
     return float(f(0.0)) <= 0.0  # a trade-off function with f(0) = 0 is 0 everywhere
 
 
+#: samplers whose analysis is per epoch: a ledger may hold one (sigma, p) of each
+EPOCH_SAMPLERS = ("shuffle", "allocation")
+
+
+def check_epoch_sampler(opts: tuple, sigmas_ps: set[tuple[float, float]]) -> None:
+    """Refuse several (sigma, p) under a sampler analysed per epoch (module docstring of
+    :mod:`gdp.sampling.samplers`): their epochs share one permutation or allocation, which
+    the per-phase analyses (each starting a fresh epoch) do not cover."""
+    sampler = dict(opts).get("sampler")
+    if sampler in EPOCH_SAMPLERS and len(sigmas_ps) > 1:
+        raise ValueError(f"sampler={sampler!r} is analysed for one noise multiplier and "
+                         f"sampling rate per run; got (sigma, p) = {sorted(sigmas_ps)}")
+
+
 def compose_factors(groups: list[tuple[Step | TradeOff, int]], **accuracy: Any) -> TradeOff:
     r"""The composition of ``[(factor, n), ...]`` (module docstring), through the engine's
     entry points; ``accuracy`` goes to them (``rtol``, ``grid_step``, ...).
@@ -148,7 +162,9 @@ def compose_factors(groups: list[tuple[Step | TradeOff, int]], **accuracy: Any) 
             phases = [{"sigma": s.sigma, "p": s.p, "steps": n} for s, n in steps]
             return dpsgd(phases=phases, **accuracy)
         # another sampler or relation: one curve per (sigma, p), composed (dpsgd takes
-        # phases for Poisson add/remove only)
+        # phases for Poisson add/remove only); per-step analyses compose, per-epoch ones
+        # hold for a single (sigma, p) only
+        check_epoch_sampler(opts, {(s.sigma, s.p) for s, _ in steps})
         parts = [dpsgd(sigma=s.sigma, p=s.p, steps=n, **dict(opts), **accuracy)
                  for s, n in steps]
         return parts[0] if len(parts) == 1 else compose_two_orders(*parts, **accuracy)

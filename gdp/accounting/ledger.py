@@ -79,7 +79,14 @@ from ..sampling.dp_sgd import dpsgd
 from .budget import Budget, BudgetExceeded, Remaining, make_budget
 from .conventions import Schedule
 from .dp_event import _check_neighbours, dp_event_factors, dp_event_to_dict
-from .factors import Step, compose_factors, factor_rdp, merge_factors, sampling_keywords
+from .factors import (
+    Step,
+    check_epoch_sampler,
+    compose_factors,
+    factor_rdp,
+    merge_factors,
+    sampling_keywords,
+)
 from .state import curve_from_spec, curve_to_spec, dumps, seal, unseal
 
 __all__ = ["Accountant", "GdpSummary"]
@@ -242,6 +249,9 @@ class Accountant:
             sampling = {**sampling, "neighbours": "replace-one"}
         opts = tuple(sorted(sampling.items()))
         s = Step(sigma=noise_multiplier, p=sample_rate, options=opts)
+        check_epoch_sampler(opts, {(s.sigma, s.p)} | {
+            (f.sigma, f.p) for f, _ in self._groups.values()
+            if isinstance(f, Step) and f.options == opts})
         if opts:  # let gdp.dpsgd judge its own keywords now, not at the next answer
             dpsgd(sigma=s.sigma or 1.0, p=s.p, steps=1, **dict(opts))
         rec: dict[str, Any] = {"kind": "dpsgd", "noise_multiplier": s.sigma,

@@ -427,10 +427,18 @@ def test_sampler_keywords_reach_dpsgd():
     assert acc.history[0]["options"] == kw and acc.steps == 30
     one_shot = gdp.dpsgd(sigma=1.0, p=0.1, steps=30, **kw)
     assert acc.epsilon(1e-5) == one_shot.epsilon(1e-5)
-    acc.step(noise_multiplier=2.0, sample_rate=0.1, steps=10, **kw)
-    both = acc.epsilon(1e-5)
-    assert both >= one_shot.epsilon(1e-5)
-    assert both >= gdp.dpsgd(sigma=2.0, p=0.1, steps=10, **kw).epsilon(1e-5)
+    # a shuffled run is analysed per epoch for one (sigma, p): a second one is refused
+    with pytest.raises(ValueError, match="one noise multiplier and sampling rate per run"):
+        acc.step(noise_multiplier=2.0, sample_rate=0.1, steps=10, **kw)
+    assert acc.steps == 30 and acc.epsilon(1e-5) == one_shot.epsilon(1e-5)
+    # fixed-size batches are analysed per step: phases compose
+    fixed = {"sampler": "fixed", "neighbours": "replace-one"}
+    acc2 = gdp.Accountant()
+    acc2.step(noise_multiplier=1.0, sample_rate=0.1, steps=10, **fixed)
+    acc2.step(noise_multiplier=2.0, sample_rate=0.1, steps=10, **fixed)
+    both = acc2.epsilon(1e-5)
+    assert both >= gdp.dpsgd(sigma=1.0, p=0.1, steps=10, **fixed).epsilon(1e-5)
+    assert both >= gdp.dpsgd(sigma=2.0, p=0.1, steps=10, **fixed).epsilon(1e-5)
 
     rep = gdp.Accountant(neighbours="replace_one")
     rep.step(noise_multiplier=1.0, sample_rate=0.01, steps=100)
