@@ -20,7 +20,8 @@ question in a frame chosen for it (:mod:`gdp.engine.fourier`, :mod:`gdp.engine.f
    bracket reports how close it is.
 3. *Frame.* The factors' lattice laws (one discretisation serves both orders, see
    :mod:`gdp.engine.lattice`) are tilted and composed on the window where the tilted law
-   lives (Chernoff, tilted mass :math:`10^{-16}` outside); the profile and its inversion
+   lives (Chernoff, tilted mass :math:`10^{-8}` outside each end, :math:`10^{-30}` for the
+   second frame of rare-event questions); the profile and its inversion
    follow with every allowance charged (:mod:`gdp.engine.frames`).
 
 Each answer depends only on the question (no state carries from one question to the next),
