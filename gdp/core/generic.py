@@ -254,16 +254,32 @@ _SYM_POS = np.geomspace(1e-7, 700.0, 1600)
 _SYM_GRID = np.unique(np.concatenate([-_SYM_POS[_SYM_POS <= 60.0], [0.0], _SYM_POS]))
 
 
-def _min_profiles(f: Hooks, eps: np.ndarray, inv: Hooks | None = None) -> np.ndarray:
-    r""":math:`\min\{\delta_f, \delta_{f^{-1}}\}` at ``eps`` (each an upper bound);
-    ``inv`` is ``f.inverse()`` when the caller has it already."""
+def _order_profiles(f: Hooks, eps: Any, inv: Hooks | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    r""":math:`\delta_f` and :math:`\delta_{f^{-1}}` at ``eps`` (each an upper bound, NaN
+    read as 1, clipped to [0, 1]); ``inv`` is ``f.inverse()`` when the caller has it."""
+    eps = np.asarray(eps, dtype=float)
     inv = f.inverse() if inv is None else inv
     with np.errstate(all="ignore"):
         d_f = np.asarray(f._hockey(eps), dtype=float)
         d_i = np.asarray(inv._hockey(eps), dtype=float)
     d_f = np.clip(np.where(np.isnan(d_f), 1.0, d_f), 0.0, 1.0)
     d_i = np.clip(np.where(np.isnan(d_i), 1.0, d_i), 0.0, 1.0)
-    return np.minimum(d_f, d_i)
+    return d_f, d_i
+
+
+def _min_profiles(f: Hooks, eps: np.ndarray, inv: Hooks | None = None) -> np.ndarray:
+    r""":math:`\min\{\delta_f, \delta_{f^{-1}}\}` at ``eps`` (each an upper bound);
+    ``inv`` is ``f.inverse()`` when the caller has it already."""
+    return np.minimum(*_order_profiles(f, eps, inv))
+
+
+def _both_orders_profile(f: Hooks) -> Callable[[Any], np.ndarray]:
+    r""":math:`\max(\delta_f, \delta_{f^{-1}})` as a function of ε: the privacy profile of
+    a mechanism whose two orders of the neighbouring pair have the curves :math:`f` and
+    :math:`f^{-1}` (an upper bound wherever the two hooks are)."""
+    inv = f.inverse()
+    return lambda e: np.maximum(*_order_profiles(f, e, inv))
 
 
 def _sym_profile_fn(f: Hooks) -> Callable[[np.ndarray], np.ndarray]:

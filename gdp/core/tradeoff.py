@@ -82,6 +82,7 @@ from .dominance import _profile_proof, lines_of_vertices
 from .dominance import _same_vertices as _same_curve
 from .dominance import dominates as _dominates
 from .generic import (
+    _both_orders_profile,
     _generic_epsilon,
     _numeric_hockey,
     _numeric_hockey_inverse,
@@ -663,20 +664,3 @@ class Bracketed(Delegating):
     def epsilon_bounds(self, delta: Any) -> tuple[Any, Any]:
         """``(lower, upper)`` bounds on ε(δ); the default :meth:`epsilon` is the upper one."""
         return self.upper.epsilon(delta), self.lower.epsilon(delta)
-
-
-def _both_orders_profile(f: TradeOff) -> Any:
-    r""":math:`\max(\delta_f, \delta_{f^{-1}})` as a function of ε, clipped to [0, 1]: the
-    privacy profile of a mechanism whose two orders of the neighbouring pair have the curves
-    :math:`f` and :math:`f^{-1}` (an upper bound wherever the two hooks are)."""
-    inv = f.inverse()
-
-    def profile(e: Any) -> np.ndarray:
-        e = np.asarray(e, dtype=float)
-        with np.errstate(all="ignore"):
-            a = np.asarray(f._hockey(e), dtype=float)
-            b = np.asarray(inv._hockey(e), dtype=float)
-        out = np.maximum(np.where(np.isnan(a), 1.0, a), np.where(np.isnan(b), 1.0, b))
-        return np.clip(out, 0.0, 1.0)
-
-    return profile
