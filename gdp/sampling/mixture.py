@@ -133,16 +133,19 @@ def _root_bracket(fn, lo, hi, target):
 # ---------------------------------------------------------------------------
 # the pair
 # ---------------------------------------------------------------------------
-def _components(name: str, weights: Any, shifts: Any) -> tuple[tuple[float, ...],
-                                                                 tuple[float, ...]]:
-    w = as_real_array(f"{name}_weights", weights, lo=0.0).reshape(-1)
-    s = as_real_array(f"{name}_shifts", shifts).reshape(-1)
+def _components(wname: str, sname: str, weights: Any, shifts: Any, *,
+                shift_lo: float | None = None, max_ndim: int | None = None
+                ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Weights (a pmf) and shifts of one mixture, checked under the caller's argument names,
+    zero weights dropped, sorted by shift."""
+    w = as_real_array(wname, weights, lo=0.0, max_ndim=max_ndim).reshape(-1)
+    s = as_real_array(sname, shifts, lo=shift_lo, max_ndim=max_ndim).reshape(-1)
     if w.size == 0 or w.size != s.size:
-        raise ValueError(f"`{name}_weights` and `{name}_shifts` must be non-empty and of the "
-                         f"same length; got {w.size} and {s.size}")
+        raise ValueError(f"`{wname}` and `{sname}` must be non-empty and of the same length; "
+                         f"got {w.size} and {s.size}")
     tot = math.fsum(w)
     if not abs(tot - 1.0) <= 1e-12:
-        raise ValueError(f"`{name}_weights` must sum to 1; got sum={tot!r}")
+        raise ValueError(f"`{wname}` must sum to 1; got sum={tot!r}")
     keep = w > 0
     order = np.argsort(s[keep], kind="stable")
     return tuple(float(x) for x in w[keep][order]), tuple(float(x) for x in s[keep][order])
@@ -180,8 +183,8 @@ class ShiftMixture(TradeOff):
     def __post_init__(self):
         check_choice("kernel", self.kernel, _KERNELS)
         check_str("name", self.name)
-        v, r = _components("p", self.p_weights, self.p_shifts)
-        w, s = _components("q", self.q_weights, self.q_shifts)
+        v, r = _components("p_weights", "p_shifts", self.p_weights, self.p_shifts)
+        w, s = _components("q_weights", "q_shifts", self.q_weights, self.q_shifts)
         if s[0] < r[-1]:
             raise ValueError(f"`p_shifts` and `q_shifts` must be ordered, min(q_shifts) >= "
                              f"max(p_shifts) "
@@ -430,16 +433,11 @@ def mixture_gaussian(sigma: float, sensitivities: Sequence[float],
     0.003826
     """
     sigma = check_real("sigma", sigma, lo=1e-300)
-    c = as_real_array("sensitivities", sensitivities, lo=0.0, min_size=1, max_ndim=1).reshape(-1)
-    w = as_real_array("probs", probs, lo=0.0, min_size=1, max_ndim=1).reshape(-1)
-    if c.size != w.size:
-        raise ValueError(f"`sensitivities` and `probs` must have one length; got {c.size} and "
-                         f"{w.size}")
-    if not abs(math.fsum(w) - 1.0) <= 1e-12:
-        raise ValueError(f"`probs` must sum to 1; got sum={math.fsum(w)!r}")
+    w, c = (np.array(x) for x in _components("probs", "sensitivities", probs, sensitivities,
+                                              shift_lo=0.0, max_ndim=1))
     with np.errstate(over="ignore"):
         shifts = c / sigma
     if not np.all(np.isfinite(shifts)):
         raise ValueError(f"`sensitivities` / `sigma` must be finite floats (the shifts of the "
                          f"mixture); got sigma={sigma!r}, max sensitivity {float(c.max())!r}")
-    return ShiftMixture((1.0,), (0.0,), probs, tuple(shifts), name="MoG")
+    return ShiftMixture((1.0,), (0.0,), tuple(w), tuple(shifts), name="MoG")
