@@ -90,19 +90,29 @@ class _KGF:
         obj._build([(np.asarray(t, float), np.asarray(q, float), n) for t, q, n in parts])
         return obj
 
-    def _build(self, parts: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
+    @classmethod
+    def of_log_atoms(cls, parts: list[tuple[np.ndarray, np.ndarray, int]]) -> _KGF:
+        """From atoms ``(losses, log Q-masses, multiplicity)`` per factor (masses that may
+        lie below the floating-point range)."""
+        obj = cls.__new__(cls)
+        obj._build([(np.asarray(t, float), np.asarray(lq, float), n) for t, lq, n in parts],
+                   logs=True)
+        return obj
+
+    def _build(self, parts: list[tuple[np.ndarray, np.ndarray, int]], logs: bool = False
+               ) -> None:
         ts, lqs, starts, ns = [], [], [], []
         pos = 0
         lo = hi = 0.0
         for t, q, n in parts:
-            keep = (q > 0) & np.isfinite(t)
+            keep = (q > -np.inf if logs else q > 0) & np.isfinite(t)
             if not keep.any():
                 continue
             t, q = t[keep], q[keep]
             order = np.argsort(t, kind="stable")
             t, q = t[order], q[order]
             ts.append(t)
-            lqs.append(np.log(q))
+            lqs.append(q if logs else np.log(q))
             starts.append(pos)
             ns.append(n)
             pos += t.size
@@ -118,6 +128,38 @@ class _KGF:
         self.tmin, self.tmax = lo, hi  # support of the composed law
         self.scale = float(np.max(np.abs(self.t)))
         self.parts = [(t, n) for t, n in zip(ts, ns, strict=True)]
+
+    def pooled(self, width: float) -> _KGF:
+        r"""An approximation for choosing windows: each factor's atoms pooled into cells of
+        ``width`` (one atom per cell, at the cell's mean loss, with its total mass); at a
+        tilt β each cell's term errs by a relative :math:`e^{|\beta| \mathrm{width}} - 1`
+        at most. Not for bounds."""
+        if self.empty:
+            return self
+        seg = self.seg
+        first = self.t[self.starts][seg]
+        key = seg * (1 << 40) + np.floor((self.t - first) / width).astype(np.int64)
+        cut = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+        m = np.maximum.reduceat(self.lq, cut)
+        rep = np.repeat(np.arange(cut.size), np.diff(np.concatenate([cut, [key.size]])))
+        e = np.exp(self.lq - m[rep])
+        s = np.add.reduceat(e, cut)
+        obj = _KGF.__new__(_KGF)
+        obj.__dict__.update(self.__dict__)
+        obj.t = np.add.reduceat(e * self.t, cut) / s
+        obj.lq = m + np.log(s)
+        obj.seg = seg[cut]
+        obj.starts = np.searchsorted(cut, self.starts).astype(np.int64)
+        return obj
+
+    def power(self, m: int) -> _KGF:
+        """The same factors, each ``m`` times as often."""
+        obj = _KGF.__new__(_KGF)
+        obj.__dict__.update(self.__dict__)
+        obj.n = self.n * m
+        obj.tmin, obj.tmax = self.tmin * m, self.tmax * m
+        obj.parts = [(t, n * m) for t, n in self.parts]
+        return obj
 
     def __call__(self, betas: np.ndarray, derivs: bool = True
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -205,6 +247,38 @@ def _window(kgf: _KGF, beta: float, log_eta: float, h: float) -> _Bounds:
         A, B = kgf.tmin, kgf.tmax
     A, B = max(min(A, mean), kgf.tmin), min(max(B, mean), kgf.tmax)
     return _Bounds(A, B, beta + mu, beta - nu)
+
+
+def _span(kgf: _KGF, bd: _Bounds, off: float, h: float, reach_hi: bool = False,
+          reach_lo: bool = False) -> tuple[int, int, bool, bool]:
+    """Lattice indices ``[KA, KB]`` (points ``k h + off``) of a window; an end that comes
+    within a quarter of the window's width (or 64 steps) of the support's end is taken to
+    it (no tail bound is needed there). Returns the indices and whether each end reached
+    the support's end (``bd`` is updated)."""
+    near = max(0.25 * (bd.B - bd.A), 64.0 * h)
+    reach_hi = reach_hi or kgf.tmax - bd.B <= near
+    reach_lo = reach_lo or bd.A - kgf.tmin <= near
+    if reach_hi:
+        bd.B = max(bd.B, kgf.tmax)
+    if reach_lo:
+        bd.A = min(bd.A, kgf.tmin)
+    bd.A, bd.B = max(bd.A, kgf.tmin), min(bd.B, kgf.tmax)
+    KA = int(math.floor((bd.A - off) / h + 1e-9))
+    KB = int(math.ceil((bd.B - off) / h - 1e-9))
+    return KA, KB, reach_hi, reach_lo
+
+
+def _ends(kgf: _KGF, t: np.ndarray, off: float, h: float, KA: int, KB: int, reach_hi: bool,
+          reach_lo: bool) -> tuple[float, float]:
+    """The first and last loss of a window ``t``; where the window was taken to an end of
+    the support, that end (its lattice index rounded: ``k h + off`` may miss it by an ulp,
+    which would charge the whole top atom again as a tail)."""
+    tA, tB = float(t[0]), float(t[-1])
+    if reach_hi and KB >= round((kgf.tmax - off) / h):
+        tB = max(tB, kgf.tmax)
+    if reach_lo and KA <= round((kgf.tmin - off) / h):
+        tA = min(tA, kgf.tmin)
+    return tA, tB
 
 
 def _tails(kgf: _KGF, beta: float, bd: _Bounds, tA: float, tB: float
