@@ -27,11 +27,13 @@ Algorithms*, §24.1, a documented allowance): a forward transform errs by at mos
 in norm; :math:`Z^n` turns an error :math:`\gamma` into at most :math:`n(|Z|+\gamma)^{n-1}
 \gamma` plus the rounding of :math:`e^{n\log Z}` (:math:`|Z|^n u (n(|\log|Z|| + |\arg Z|) +
 8)`); a product of items adds the errors times the other items' magnitudes; the inverse
-transform turns a spectrum error into at most :math:`\sum_m |\Delta Y_m|` in :math:`\ell_1`
-and adds at most :math:`\min(\gamma\sum|Y|, \gamma\sqrt N\|c\|_2)`. A direct convolution of
-non-negative vectors errs by a relative :math:`(\min(\ell_a,\ell_b)+2)u` entrywise. Tilting
-itself errs by a relative :math:`u(3|\beta t| + |m| + 8)` per entry (the rounding of the
-exponent); entries tilted below :math:`10^{-30}` of the factor's mass are charged in
+transform turns a spectrum error into at most :math:`\|\Delta Y\|_2` in :math:`\ell_1`
+(Parseval, :math:`\|\Delta c\|_1 \le \sqrt N\|\Delta c\|_2`; over the whole Hermitian
+spectrum, :math:`\sqrt 2` times the norm over the half kept) and adds at most
+:math:`\min(\gamma\sum|Y|, \gamma\sqrt N\|c\|_2)`. A direct convolution of non-negative
+vectors errs by a relative :math:`(\min(\ell_a,\ell_b)+2)u` entrywise. Tilting itself
+errs by a relative :math:`u(3|\beta t| + |m| + 8)` per entry (the rounding of the exponent);
+entries tilted below :math:`10^{-30}` of the factor's mass are charged in
 :math:`\ell_1` instead. Each factor is re-centred on its tilted mean before the power, so
 that :math:`\arg Z` stays small where :math:`|Z|` is near 1. The sums avoid BLAS (which
 may split a dot product across threads): the answers do not depend on the thread count.
@@ -550,18 +552,22 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
             Y = Y * E
             mags.append(np.abs(E))
             errs.append(dE)
+        # the inverse transform of a spectrum error dY has l1 norm at most
+        # sqrt(N) ||.||_2 = ||dY||_2 over the whole (Hermitian) spectrum (Parseval), at
+        # most sqrt(2 sum |dY_m|^2) over the half kept
         for i in range(len(mags)):
             prod = np.ones(half)
             for j in range(len(mags)):
                 if j != i:
                     prod = prod * (mags[j] + errs[j])
-            comp = 2.0 * float(_sum(errs[i] * prod))
-            if norms[i] >= 0:  # normwise (Higham 24.1) against the rest (Cauchy-Schwarz)
-                comp = min(comp, 2.0 * g * math.sqrt(N) * norms[i] *
-                           float(np.sqrt(_sum(prod * prod))))
+            e = errs[i] * prod
+            comp = math.sqrt(2.0 * float(_sum(e * e)))
+            if norms[i] >= 0:  # normwise (Higham 24.1): ||dZ||_2 <= g sqrt(N) ||x||_2
+                comp = min(comp, g * math.sqrt(N) * norms[i] * float(np.max(prod)))
             l1 += comp
-        aY = float(_sum(np.abs(Y)))
-        l1 += 2.0 * aY * (len(mags) + 2) * EPS
+        aY = np.abs(Y)
+        l1 += math.sqrt(2.0 * float(_sum(aY * aY))) * (len(mags) + 2) * EPS
+        aY = float(_sum(aY))
         c = sfft.irfft(Y, N)
         l1 += min(2.0 * g * aY, math.sqrt(N) * g * float(np.sqrt(_sum(c * c))))
         c = np.roll(np.maximum(c, 0.0), -((KA - shift) % N))

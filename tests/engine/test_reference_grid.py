@@ -33,7 +33,6 @@ CONFIGS = DATA["configurations"]
 # (sigma, p, steps) of configurations measured too loose (more than 0.2% above the
 # tightest independent upper value) by the engine of this branch
 KNOWN_LOOSE = {
-    (0.5865020542081576, 4.52840232996238e-05, 2837),  # 0.25334 vs 0.25181, delta 3.3e-07
     (0.6284111881493792, 3.339622009127914e-06, 38),  # 0.011653 vs 0.009636, delta 4.1e-10
     (0.6364386919172349, 2.0905211176733276e-06, 795),  # 0.49151 vs 0.035933, delta 1e-11
     (0.8679013812904268, 2.586708563435352e-05, 32),  # 0.011089 vs 0.01073, delta 2.4e-10
