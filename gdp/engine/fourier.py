@@ -494,28 +494,78 @@ def _spectrum(x: np.ndarray, g: float) -> tuple[np.ndarray, float]:
     return Z, g * (tot - mt) + 16 * EPS * mt + 8 * EPS * tot
 
 
+def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    r""":math:`e^{n(\ell + i\phi)}` for :math:`\log Z = \ell + i\phi` (``la``, ``ang``) where it
+    is not negligible, and an error bound per coefficient, given ``lb`` with
+    :math:`|\log(Z + \Delta Z)|`'s real part at most ``lb`` and :math:`|\Delta \log Z| \le
+    \mathrm{lb} - \ell`: :math:`|e^{n\log(Z+\Delta Z)} - e^{n\log Z}| \le e^{n\ell}
+    (e^{n(\mathrm{lb} - \ell)} - 1)`, plus the rounding of the exponent
+    (:math:`e^{n\ell} u (n(|\ell| + |\phi|) + 8)`); where :math:`n\,\mathrm{lb} <
+    \log 10^{-40}` the coefficient is dropped (error :math:`e^{n \mathrm{lb}}`)."""
+    E = np.zeros(la.size, dtype=complex)
+    with np.errstate(invalid="ignore"):
+        band = n * lb > math.log(1e-40)
+    with np.errstate(over="ignore"):
+        dE = np.where(band, 0.0, np.exp(np.minimum(n * lb, 700.0)))
+    if band.any():
+        lz, an = la[band], ang[band]
+        mag = np.exp(n * lz)
+        ph = np.fmod(n * an, 2.0 * math.pi)
+        E[band] = mag * (np.cos(ph) + 1j * np.sin(ph))
+        fin = np.isfinite(lz)
+        with np.errstate(over="ignore", invalid="ignore"):
+            grow = np.where(fin, mag * np.expm1(n * (lb[band] - lz)), np.exp(n * lb[band]))
+            rnd = np.where(fin, mag * EPS * (n * (np.abs(lz) + np.abs(an)) + 8.0), 0.0)
+        grow = np.where(np.isfinite(grow), grow, 1e300)
+        dE[band] = grow + rnd
+    return E, dE
+
+
 def _power_spectrum(Z: np.ndarray, n: int, g: float) -> tuple[np.ndarray, np.ndarray]:
-    """:math:`Z^n` where it is not negligible and an error bound per coefficient, for a
-    spectrum ``Z`` with per-coefficient error ``g``."""
+    r""":math:`Z^n` where it is not negligible and an error bound per coefficient, for a
+    spectrum ``Z`` with per-coefficient error ``g`` (:math:`|Z + \Delta Z| \le |Z| + g`)."""
     re, im = Z.real, Z.imag
     a2 = re * re + im * im
     with np.errstate(divide="ignore"):
-        la = 0.5 * np.log(a2)                        # log|Z|
-        lb = n * np.log1p(np.minimum(np.sqrt(a2) + g, 2.0) - 1.0)  # n log(|Z| + g)
-    E = np.zeros(Z.size, dtype=complex)
-    band = lb > math.log(1e-40)
-    dE = np.where(band, 0.0, np.exp(lb))             # dropped: |Z + dZ|^n
-    if band.any():
-        ang = np.arctan2(im[band], re[band])
-        lz = la[band]
-        mag = np.exp(n * lz)
-        ph = np.fmod(n * ang, 2.0 * math.pi)
-        E[band] = mag * (np.cos(ph) + 1j * np.sin(ph))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            amp = n * np.exp(lb[band] - np.log1p(np.minimum(np.sqrt(a2[band]) + g, 2.0) - 1.0))
-        amp = np.where(np.isfinite(amp), amp, 1e300)
-        dE[band] = amp * g + mag * EPS * (n * (np.abs(lz) + np.abs(ang)) + 8.0)
-    return E, dE
+        la = 0.5 * np.log(a2)                                   # log|Z|
+        lb = np.log1p(np.minimum(np.sqrt(a2) + g, 2.0) - 1.0)    # log(|Z| + g)
+    return _power_from_log(la, np.arctan2(im, re), lb, n)
+
+
+def _spike_power(x: np.ndarray, n: int, g: float
+                 ) -> tuple[np.ndarray, np.ndarray, float] | None:
+    r"""The spectrum of :math:`x^{*n}/a^n` for weights ``x`` (mass about 1) holding mass
+    :math:`a \ge 3/4` at index 0 (a law sitting on one lattice point, re-centred there),
+    and an error bound per coefficient; None otherwise.
+
+    With :math:`W = \hat R/a` (:math:`R` the rest, its transform off by at most
+    :math:`\gamma\sum R` per coefficient, :math:`|W| \le 1/3`), :math:`\log(Z/a) =
+    \operatorname{log1p}(W)` is formed without ever rounding :math:`Z = a + \hat R`
+    itself: its error is at most :math:`|\Delta W|/(1 - |W| - |\Delta W|) + 4u|W|`, so the
+    power's round-off is relative to the rest's mass rather than to 1 (which a power
+    multiplies by :math:`n`). Returns the spectrum, the bound and :math:`\log a` (the
+    composed masses are :math:`a^n` times the inverse transform)."""
+    from scipy import fft as sfft  # loaded on first use (import time)
+
+    tot = float(_sum(x))
+    a = float(x[0])
+    if not (a >= 0.75 * tot and n * -math.log(a / tot) <= 300.0) or x.size < 64:
+        return None  # (a^-n must stay far inside the floating-point range)
+    rest = x.copy()
+    rest[0] = 0.0
+    W = sfft.rfft(rest) / a
+    re, im = W.real, W.imag
+    aw = np.sqrt(re * re + im * im)
+    dW = (g * (tot - a) + 4 * EPS * (tot - a)) / a + 2 * EPS * aw
+    den = 1.0 - aw - dW
+    if not float(np.min(den)) > 0.25:
+        return None
+    la = 0.5 * np.log1p(2.0 * re + re * re + im * im)   # log|1 + W|
+    ang = np.arctan2(im, 1.0 + re)
+    dl = dW / den + 4 * EPS * aw
+    E, dE = _power_from_log(la, ang, la + dl, n)
+    return E, dE, math.log(a)
 
 
 @dataclass(slots=True)
@@ -549,29 +599,41 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
     powers = [(it, n) for it, n in items if n > 1]
     done, c_, e_ = _merge_singles(singles, N)
     conv += c_
-    l1 += e_
+    l1_pre = e_  # l1 round-off of the merged singles (mass 1)
     fitems = [(it, 1) for it in done] + powers
     if len(fitems) == 1 and fitems[0][1] == 1 and fitems[0][0].w.size <= N:
         it = fitems[0][0]
         c = np.zeros(N)
         idx = it.k0 - KA + np.arange(it.w.size)
         np.add.at(c, idx % N, it.w)
+        l1 += l1_pre
     else:
         half = N // 2 + 1
         g = _gamma(N)
         Y = np.ones(half, dtype=complex)
         mags, errs, norms = [], [], []
         shift = 0
+        log_a = 0.0  # the masses factored out of powers of laws sitting on one point
         for it, n in fitems:
             w = it.w
-            center = int(round(float(_sum(w * np.arange(w.size))))) if n > 1 else 0
+            spike = n > 1 and w.size and float(np.max(w)) >= 0.75 * float(_sum(w))
+            if spike:
+                center = int(np.argmax(w))
+            else:
+                center = int(round(float(_sum(w * np.arange(w.size))))) if n > 1 else 0
             shift += n * (it.k0 + center)
             x = np.bincount((np.arange(w.size) - center) % N, weights=w, minlength=N)
-            Z, gz = _spectrum(x, g)
-            if n == 1:
+            sp = _spike_power(x, n, g) if spike else None
+            if sp is not None:
+                E, dE, la0 = sp
+                log_a += n * la0
+                norms.append(-1.0)
+            elif n == 1:
+                Z, gz = _spectrum(x, g)
                 E, dE = Z, np.full(half, gz)
                 norms.append(float(np.sqrt(_sum(x * x))))
             else:
+                Z, gz = _spectrum(x, g)
                 E, dE = _power_spectrum(Z, n, gz)
                 norms.append(-1.0)
             Y = Y * E
@@ -596,6 +658,17 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
         c = sfft.irfft(Y, N)
         l1 += min(2.0 * g * aY, math.sqrt(N) * g * float(np.sqrt(_sum(c * c))))
         c = np.roll(np.maximum(c, 0.0), -((KA - shift) % N))
+        if log_a:
+            # c holds the masses over a^n: the allowances computed for mass 1 scale by
+            # a^-n, K by a^n (its rounding, u n |log a| at most, is a relative error)
+            f = math.exp(-log_a)
+            l1_pre *= f
+            tau_up *= f
+            tau_lo *= f
+            K += log_a
+            up += EPS * (abs(log_a) + len(fitems))
+            lo -= EPS * (abs(log_a) + len(fitems))
+        l1 += l1_pre
     rel_up = math.expm1(up + conv)
     rel_lo = -math.expm1(lo - conv)
     return _Composed(c, K, rel_up, rel_lo, tau_up + l1 * (1.0 + rel_up),

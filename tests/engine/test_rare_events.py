@@ -60,3 +60,25 @@ def test_rare_event_brackets_hold_and_do_not_collapse(cfg):
     assert hi >= ref_lower               # the sound end is above an independent lower bound
     assert lo >= 0.5 * ref_lower         # was below 0.06 of it before
     assert math.isfinite(hi)
+
+
+def test_spike_power_error_bound_holds():
+    from gdp.engine.fourier import _spike_power
+
+    rng = np.random.default_rng(11)
+    N, n = 128, 40
+    x = rng.random(N) * 1e-4
+    x[0] = 0.99
+    x /= x.sum()
+    E, dE, log_a = _spike_power(x, n, _gamma(N))
+    a = np.longdouble(x[0])
+    ref = []
+    for m in range(N // 2 + 1):
+        z = sum(np.longdouble(v) * np.exp(np.clongdouble(-2j * np.pi) * np.longdouble(m * k % N)
+                                          / N) for k, v in enumerate(x))
+        ref.append((z / a) ** n)
+    dev = np.abs(np.array(ref, dtype=np.clongdouble) - E.astype(np.clongdouble))
+    assert np.all(dev.astype(float) <= dE)
+    assert math.isclose(log_a, math.log(x[0]))
+    # the bound is relative to the rest's mass: far below n * gamma at low frequencies
+    assert float(dE[0]) < 0.05 * n * _gamma(N) * abs(E[0])
