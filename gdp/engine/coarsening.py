@@ -38,7 +38,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numerics import EPS
-from .fourier import _KGF, _compose, _ends, _span, _sum, _tails, _tilt, _Tilted, _window
+from .fourier import (
+    _KGF,
+    _compose,
+    _ends,
+    _guided_window,
+    _span,
+    _sum,
+    _tails,
+    _tilt,
+    _Tilted,
+    _window,
+)
 from .lattice import _Lat
 
 __all__: list[str] = []
@@ -104,7 +115,7 @@ def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
     close = vp > 0 and vl > 0 and abs(m * mp - ml) <= 0.25 * math.sqrt(vl) and \
         0.64 < m * vp / vl < 1.5625
     guide = plan.power(m) if close else kgf.pooled(0.01 / (1.0 + lam))
-    bd = _window(guide, lam, log_eta, h)
+    bd = _guided_window(kgf, guide, lam, log_eta, h)
     if lam > 0:
         up = _window(guide, 0.0, log_tol, h)
         bd.B, bd.b_hi = max(bd.B, up.B), (bd.b_hi if bd.B >= up.B else up.b_hi)

@@ -251,6 +251,22 @@ def _window(kgf: _KGF, beta: float, log_eta: float, h: float) -> _Bounds:
     return _Bounds(A, B, beta + mu, beta - nu)
 
 
+def _guided_window(kgf: _KGF, guide: _KGF, beta: float, log_eta: float, h: float
+                   ) -> _Bounds:
+    """:func:`_window` from an approximate generating function ``guide`` (cheap: pooled
+    atoms, or a planning law), kept where ``kgf``'s own Chernoff bounds at its ends are
+    within a factor 1e3 of the target, else from ``kgf`` itself (a window too narrow at
+    the bottom lets the bulk wrap around to the top)."""
+    bd = _window(guide, beta, log_eta, h)
+    near = max(0.25 * (bd.B - bd.A), 64.0 * h)   # ends :func:`_span` takes to the support's
+    A = kgf.tmin if bd.A - kgf.tmin <= near else bd.A
+    B = kgf.tmax if kgf.tmax - bd.B <= near else bd.B
+    til_hi, til_lo, _, _ = _tails(kgf, beta, bd, A, B)
+    if max(til_hi, til_lo) > 1e3 * math.exp(log_eta):
+        bd = _window(kgf, beta, log_eta, h)
+    return bd
+
+
 def _span(kgf: _KGF, bd: _Bounds, off: float, h: float, reach_hi: bool = False,
           reach_lo: bool = False) -> tuple[int, int, bool, bool]:
     """Lattice indices ``[KA, KB]`` (points ``k h + off``) of a window; an end that comes

@@ -51,6 +51,7 @@ from .fourier import (
     _KGF,
     _compose,
     _ends,
+    _guided_window,
     _increasing_root,
     _span,
     _tails,
@@ -542,7 +543,7 @@ class _Engine:
         (kq,), (ml,), (vl,) = kl(np.array([lam]))
         if all(math.isfinite(v) for v in (kp, mp, vp, kq, ml, vl)) and vp > 0 and vl > 0 \
                 and (abs(ml - mp) > 0.25 * math.sqrt(vl) or not 0.64 < vl / vp < 1.5625):
-            bd = _window(kl.pooled(0.01 / (1.0 + lam)), lam, log_eta, hs)
+            bd = _guided_window(kl, kl.pooled(0.01 / (1.0 + lam)), lam, log_eta, hs)
             reach_hi = bd.B >= kl.tmax - tiny
             reach_lo = bd.A <= kl.tmin + tiny
         # where the planning window reached an end of the support, the lattice's end
