@@ -12,8 +12,11 @@ seeded random sample of the box σ ∈ [0.4, 10], p ∈ [1e-6, 1], T ∈ [1, 1e7
   bracket, i.e. at most 1.001 × the bracket's lower end; the time shown is that one run's
   (the coarser steps tried before it are not added), with the discretisation used. The
   ladder is walked from the coarsest step and ends at the first step that matches, fails or
-  exceeds the time limit (shown ``>limit``, or the error); ``unmatched`` if even 1e-6 is
-  more than 0.1% above. The 1e-3 step is the run of the previous column; the finer steps
+  exceeds the time limit (shown ``>limit@step``, or the error and the step); ``unmatched``
+  if even 1e-6 is more than 0.1% above. Where gdp's bracket is wider than 0.1% the truth may
+  lie above 1.001 × its lower end, and then no discretisation matches (dp-accounting's
+  pessimistic ε is at least the truth): such rows end in a timeout or ``unmatched`` whatever
+  dp-accounting's speed. The 1e-3 step is the run of the previous column; the finer steps
   run under a memory cap (``--memory``, default 4 GiB) as well;
 * prv-accountant: ``PRVAccountant`` with ``eps_error`` 1e-3 ε (about gdp's default accuracy)
   and ``delta_error`` δ/1000;
@@ -144,13 +147,14 @@ def _matched(s: float, p: float, t: int, d: float, lower: float, first: tuple,
     Returns
     -------
     tuple of (str, float or None)
-        The table cell (time and discretisation, ``>limit``, the error, or ``unmatched``)
-        and the matched run's seconds (``None`` if no step matched).
+        The table cell (time and discretisation, ``>limit`` or the error with the step that
+        failed, or ``unmatched``) and the matched run's seconds (``None`` if no step
+        matched).
     """
     for i, disc in enumerate(LADDER):
         v, secs = first if i == 0 else _timed(_dpa, (s, p, t, d, disc), limit, memory)
         if secs is None:
-            return str(v), None
+            return f"{v}@{disc:.0e}", None
         if v <= MATCH * lower:
             return f"{secs:.3f}@{disc:.0e}", secs
     return "unmatched", None
@@ -169,7 +173,7 @@ def sweep(configs: dict[str, list], limit: float, memory: int = 4 << 30) -> None
     worst = (0.0, None)
     print(f"{'config (sigma, p, T, delta)':44s} {'gdp eps':>11s} {'width':>7s} "
           f"{'gdp s':>7s} {'+brkt s':>7s} {'dpa eps':>11s} {'dpa s':>7s} {'prv eps':>11s} "
-          f"{'prv s':>7s} {'dpa matched s':>14s}")
+          f"{'prv s':>7s} {'dpa matched s':>17s}")
     for regime, cfgs in configs.items():
         print(f"-- {regime}")
         r_dpa, r_prv, r_match, times = [], [], [], []
@@ -200,7 +204,7 @@ def sweep(configs: dict[str, list], limit: float, memory: int = 4 << 30) -> None
 
             print(f"({s:.4g}, {p:.3g}, {t}, {d:.2g})".ljust(44) +
                   f" {e:11.6g} {w:7.2%} {tg:7.3f} {tb - tg:7.3f} {f(ve)} {sec(td)} {f(vp)} "
-                  f"{sec(tp)} {cell:>14s}", flush=True)
+                  f"{sec(tp)} {cell:>17s}", flush=True)
         def med(r):
             return f"{statistics.median(r):.3g}" if r else "-"
 
