@@ -56,7 +56,10 @@ single atomic factor the step makes the spacing of its two heaviest atoms a mult
 **Composition.** Equal factors are grouped into powers. Distinct single factors are
 first combined by linear convolutions; the rest is multiplied in the Fourier domain
 (one ``rfft`` per group, :math:`Z^n` for an :math:`n`-fold power, one ``irfft``) on a
-circular lattice window :math:`[A, B]` of :math:`N` points. Aliased (wrapped) mass is
+circular lattice window :math:`[A, B]` of :math:`N` points. A long power on the sound side
+may be composed in two levels: blocks of :math:`m` factors on a finer step, each split
+once more by connect-the-dots onto a step :math:`\sqrt m` times coarser, then the blocks
+(:mod:`gdp.engine.coarsening`). Aliased (wrapped) mass is
 non-negative, so on the window the circular result is at least the true pmf; the mass
 outside the window is bounded with Chernoff, :math:`Q[S > B] \le \inf_\lambda
 \prod_i M_i(\lambda)^{n_i} e^{-\lambda B}`, from the exact moment generating functions of
@@ -81,13 +84,13 @@ fixed Q-mass (the excess :math:`Q - e^{t}P` that positions a split, the rounding
 lattice points :math:`kh`) move its implied loss: they are charged as a shift of all
 losses by their sum. (iii) Fourier round-off is additive: the forward transform errs by
 at most :math:`\gamma = 8\epsilon_{\rm mach}(\log_2 N + 4)` per coefficient
-(relative to the mass) or :math:`\gamma\|Z\|_2` in norm, :math:`Z^n` amplifies that
-by :math:`n|Z|^{n-1}`, and the inverse transform adds at most :math:`\gamma\sum_m|Y_m|`
-in :math:`\ell_1` (after Higham, *Accuracy and Stability of Numerical Algorithms*,
-§24.1; a documented allowance, not a machine-checked proof). Where :math:`|Z|^n` is not
-negligible the spectrum is recomputed directly as :math:`\exp(n\log W)` with
-:math:`W - \sum q = \sum_j q_j(e^{-i\theta_j} - 1)` summed without cancellation (real
-parts all of one sign), which removes the :math:`n`-fold amplification; the additive
+(relative to the mass) or :math:`\gamma\|Z\|_2` in norm, :math:`Z^n` (computed as
+:math:`e^{n\log Z}` where it is not negligible) amplifies that by
+:math:`n(|Z|+\gamma)^{n-1}`, a spectrum error :math:`\Delta Y` changes the masses by at
+most :math:`\|\Delta Y\|_2` in :math:`\ell_1` (Parseval), and the inverse transform adds
+at most :math:`\min(\gamma\sum_m|Y_m|, \gamma\sqrt N\|c\|_2)` (after Higham, *Accuracy
+and Stability of Numerical Algorithms*, §24.1; a documented allowance, not a
+machine-checked proof); the additive
 allowance goes to the top of the window. Negative round-off entries are clipped (clipping
 never moves a value away from the truth). Losses beyond ~745, where P-masses underflow,
 are handled through :math:`\log\alpha` at the vertices.

@@ -27,11 +27,13 @@ Algorithms*, §24.1, a documented allowance): a forward transform errs by at mos
 in norm; :math:`Z^n` turns an error :math:`\gamma` into at most :math:`n(|Z|+\gamma)^{n-1}
 \gamma` plus the rounding of :math:`e^{n\log Z}` (:math:`|Z|^n u (n(|\log|Z|| + |\arg Z|) +
 8)`); a product of items adds the errors times the other items' magnitudes; the inverse
-transform turns a spectrum error into at most :math:`\sum_m |\Delta Y_m|` in :math:`\ell_1`
-and adds at most :math:`\min(\gamma\sum|Y|, \gamma\sqrt N\|c\|_2)`. A direct convolution of
-non-negative vectors errs by a relative :math:`(\min(\ell_a,\ell_b)+2)u` entrywise. Tilting
-itself errs by a relative :math:`u(3|\beta t| + |m| + 8)` per entry (the rounding of the
-exponent); entries tilted below :math:`10^{-30}` of the factor's mass are charged in
+transform turns a spectrum error into at most :math:`\|\Delta Y\|_2` in :math:`\ell_1`
+(Parseval, :math:`\|\Delta c\|_1 \le \sqrt N\|\Delta c\|_2`; over the whole Hermitian
+spectrum, :math:`\sqrt 2` times the norm over the half kept) and adds at most
+:math:`\min(\gamma\sum|Y|, \gamma\sqrt N\|c\|_2)`. A direct convolution of non-negative
+vectors errs by a relative :math:`(\min(\ell_a,\ell_b)+2)u` entrywise. Tilting itself
+errs by a relative :math:`u(3|\beta t| + |m| + 8)` per entry (the rounding of the exponent);
+entries tilted below :math:`10^{-30}` of the factor's mass are charged in
 :math:`\ell_1` instead. Each factor is re-centred on its tilted mean before the power, so
 that :math:`\arg Z` stays small where :math:`|Z|` is near 1. The sums avoid BLAS (which
 may split a dot product across threads): the answers do not depend on the thread count.
@@ -90,19 +92,29 @@ class _KGF:
         obj._build([(np.asarray(t, float), np.asarray(q, float), n) for t, q, n in parts])
         return obj
 
-    def _build(self, parts: list[tuple[np.ndarray, np.ndarray, int]]) -> None:
+    @classmethod
+    def of_log_atoms(cls, parts: list[tuple[np.ndarray, np.ndarray, int]]) -> _KGF:
+        """From atoms ``(losses, log Q-masses, multiplicity)`` per factor (masses that may
+        lie below the floating-point range)."""
+        obj = cls.__new__(cls)
+        obj._build([(np.asarray(t, float), np.asarray(lq, float), n) for t, lq, n in parts],
+                   logs=True)
+        return obj
+
+    def _build(self, parts: list[tuple[np.ndarray, np.ndarray, int]], logs: bool = False
+               ) -> None:
         ts, lqs, starts, ns = [], [], [], []
         pos = 0
         lo = hi = 0.0
         for t, q, n in parts:
-            keep = (q > 0) & np.isfinite(t)
+            keep = (q > -np.inf if logs else q > 0) & np.isfinite(t)
             if not keep.any():
                 continue
             t, q = t[keep], q[keep]
             order = np.argsort(t, kind="stable")
             t, q = t[order], q[order]
             ts.append(t)
-            lqs.append(np.log(q))
+            lqs.append(q if logs else np.log(q))
             starts.append(pos)
             ns.append(n)
             pos += t.size
@@ -118,6 +130,38 @@ class _KGF:
         self.tmin, self.tmax = lo, hi  # support of the composed law
         self.scale = float(np.max(np.abs(self.t)))
         self.parts = [(t, n) for t, n in zip(ts, ns, strict=True)]
+
+    def pooled(self, width: float) -> _KGF:
+        r"""An approximation for choosing windows: each factor's atoms pooled into cells of
+        ``width`` (one atom per cell, at the cell's mean loss, with its total mass); at a
+        tilt β each cell's term errs by a relative :math:`e^{|\beta| \mathrm{width}} - 1`
+        at most. Not for bounds."""
+        if self.empty:
+            return self
+        seg = self.seg
+        first = self.t[self.starts][seg]
+        key = seg * (1 << 40) + np.floor((self.t - first) / width).astype(np.int64)
+        cut = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+        m = np.maximum.reduceat(self.lq, cut)
+        rep = np.repeat(np.arange(cut.size), np.diff(np.concatenate([cut, [key.size]])))
+        e = np.exp(self.lq - m[rep])
+        s = np.add.reduceat(e, cut)
+        obj = _KGF.__new__(_KGF)
+        obj.__dict__.update(self.__dict__)
+        obj.t = np.add.reduceat(e * self.t, cut) / s
+        obj.lq = m + np.log(s)
+        obj.seg = seg[cut]
+        obj.starts = np.searchsorted(cut, self.starts).astype(np.int64)
+        return obj
+
+    def power(self, m: int) -> _KGF:
+        """The same factors, each ``m`` times as often."""
+        obj = _KGF.__new__(_KGF)
+        obj.__dict__.update(self.__dict__)
+        obj.n = self.n * m
+        obj.tmin, obj.tmax = self.tmin * m, self.tmax * m
+        obj.parts = [(t, n * m) for t, n in self.parts]
+        return obj
 
     def __call__(self, betas: np.ndarray, derivs: bool = True
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -205,6 +249,38 @@ def _window(kgf: _KGF, beta: float, log_eta: float, h: float) -> _Bounds:
         A, B = kgf.tmin, kgf.tmax
     A, B = max(min(A, mean), kgf.tmin), min(max(B, mean), kgf.tmax)
     return _Bounds(A, B, beta + mu, beta - nu)
+
+
+def _span(kgf: _KGF, bd: _Bounds, off: float, h: float, reach_hi: bool = False,
+          reach_lo: bool = False) -> tuple[int, int, bool, bool]:
+    """Lattice indices ``[KA, KB]`` (points ``k h + off``) of a window; an end that comes
+    within a quarter of the window's width (or 64 steps) of the support's end is taken to
+    it (no tail bound is needed there). Returns the indices and whether each end reached
+    the support's end (``bd`` is updated)."""
+    near = max(0.25 * (bd.B - bd.A), 64.0 * h)
+    reach_hi = reach_hi or kgf.tmax - bd.B <= near
+    reach_lo = reach_lo or bd.A - kgf.tmin <= near
+    if reach_hi:
+        bd.B = max(bd.B, kgf.tmax)
+    if reach_lo:
+        bd.A = min(bd.A, kgf.tmin)
+    bd.A, bd.B = max(bd.A, kgf.tmin), min(bd.B, kgf.tmax)
+    KA = int(math.floor((bd.A - off) / h + 1e-9))
+    KB = int(math.ceil((bd.B - off) / h - 1e-9))
+    return KA, KB, reach_hi, reach_lo
+
+
+def _ends(kgf: _KGF, t: np.ndarray, off: float, h: float, KA: int, KB: int, reach_hi: bool,
+          reach_lo: bool) -> tuple[float, float]:
+    """The first and last loss of a window ``t``; where the window was taken to an end of
+    the support, that end (its lattice index rounded: ``k h + off`` may miss it by an ulp,
+    which would charge the whole top atom again as a tail)."""
+    tA, tB = float(t[0]), float(t[-1])
+    if reach_hi and KB >= round((kgf.tmax - off) / h):
+        tB = max(tB, kgf.tmax)
+    if reach_lo and KA <= round((kgf.tmin - off) / h):
+        tA = min(tA, kgf.tmin)
+    return tA, tB
 
 
 def _tails(kgf: _KGF, beta: float, bd: _Bounds, tA: float, tB: float
@@ -393,6 +469,31 @@ def _lin_conv(a: _Tilted, b: _Tilted) -> tuple[_Tilted, float, float]:
     return _Tilted(a.k0 + b.k0, np.maximum(w, 0.0), a.K + b.K, 0.0, 0.0), 0.0, float(err)
 
 
+def _spectrum(x: np.ndarray, g: float) -> tuple[np.ndarray, float]:
+    r"""The ``rfft`` of non-negative weights ``x`` (mass about 1) and a bound on the error of
+    each coefficient. Where at most four entries hold half the mass or more (a law
+    concentrated on a few lattice points: the bulk of a rarely sampled step), those enter
+    exactly, as :math:`x_k e^{-2\pi i (mk \bmod N)/N}` (the phase reduced in integers: an
+    error of at most :math:`16u\,x_k`), and the transform carries the rest only, whose
+    round-off :math:`\gamma\sum_{\rm rest} x` is then much smaller than :math:`\gamma` (which
+    a power :math:`Z^n` multiplies by about :math:`n`)."""
+    from scipy import fft as sfft  # loaded on first use (import time)
+
+    N = x.size
+    tot = float(_sum(x))
+    top = np.sort(np.argpartition(x, -4)[-4:]) if N > 4 else np.arange(N)
+    mt = float(_sum(x[top]))
+    if not mt >= 0.5 * tot or N < 64:
+        return sfft.rfft(x), g * tot
+    rest = x.copy()
+    rest[top] = 0.0
+    Z = sfft.rfft(rest)
+    m = np.arange(N // 2 + 1, dtype=np.int64)
+    for k in top.tolist():
+        Z += x[k] * np.exp((-2j * math.pi / N) * ((m * k) % N))
+    return Z, g * (tot - mt) + 16 * EPS * mt + 8 * EPS * tot
+
+
 def _power_spectrum(Z: np.ndarray, n: int, g: float) -> tuple[np.ndarray, np.ndarray]:
     """:math:`Z^n` where it is not negligible and an error bound per coefficient, for a
     spectrum ``Z`` with per-coefficient error ``g``."""
@@ -466,28 +567,32 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
             center = int(round(float(_sum(w * np.arange(w.size))))) if n > 1 else 0
             shift += n * (it.k0 + center)
             x = np.bincount((np.arange(w.size) - center) % N, weights=w, minlength=N)
-            Z = sfft.rfft(x)
+            Z, gz = _spectrum(x, g)
             if n == 1:
-                E, dE = Z, np.full(half, g)
+                E, dE = Z, np.full(half, gz)
                 norms.append(float(np.sqrt(_sum(x * x))))
             else:
-                E, dE = _power_spectrum(Z, n, g)
+                E, dE = _power_spectrum(Z, n, gz)
                 norms.append(-1.0)
             Y = Y * E
             mags.append(np.abs(E))
             errs.append(dE)
+        # the inverse transform of a spectrum error dY has l1 norm at most
+        # sqrt(N) ||.||_2 = ||dY||_2 over the whole (Hermitian) spectrum (Parseval), at
+        # most sqrt(2 sum |dY_m|^2) over the half kept
         for i in range(len(mags)):
             prod = np.ones(half)
             for j in range(len(mags)):
                 if j != i:
                     prod = prod * (mags[j] + errs[j])
-            comp = 2.0 * float(_sum(errs[i] * prod))
-            if norms[i] >= 0:  # normwise (Higham 24.1) against the rest (Cauchy-Schwarz)
-                comp = min(comp, 2.0 * g * math.sqrt(N) * norms[i] *
-                           float(np.sqrt(_sum(prod * prod))))
+            e = errs[i] * prod
+            comp = math.sqrt(2.0 * float(_sum(e * e)))
+            if norms[i] >= 0:  # normwise (Higham 24.1): ||dZ||_2 <= g sqrt(N) ||x||_2
+                comp = min(comp, g * math.sqrt(N) * norms[i] * float(np.max(prod)))
             l1 += comp
-        aY = float(_sum(np.abs(Y)))
-        l1 += 2.0 * aY * (len(mags) + 2) * EPS
+        aY = np.abs(Y)
+        l1 += math.sqrt(2.0 * float(_sum(aY * aY))) * (len(mags) + 2) * EPS
+        aY = float(_sum(aY))
         c = sfft.irfft(Y, N)
         l1 += min(2.0 * g * aY, math.sqrt(N) * g * float(np.sqrt(_sum(c * c))))
         c = np.roll(np.maximum(c, 0.0), -((KA - shift) % N))

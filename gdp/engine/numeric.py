@@ -35,7 +35,8 @@ Imports: the ground floor, :mod:`gdp.core` and the modules of :mod:`gdp.engine` 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,8 +45,19 @@ from .._numerics import EPS
 from .._validation import check_bool, check_count, check_instance, check_str
 from ..core.tradeoff import TradeOff
 from .batch import _disc_opt_batch, _disc_pess_batch, _plan_batch
+from .coarsening import _block, _block_kgf
 from .curves import LossCurve, _inv_label, hull_min_curves
-from .fourier import _KGF, _compose, _increasing_root, _tails, _tilt_many, _window
+from .fourier import (
+    _KGF,
+    _compose,
+    _ends,
+    _increasing_root,
+    _span,
+    _tails,
+    _tilt_many,
+    _Tilted,
+    _window,
+)
 from .frames import _Frame, _frame_curve
 from .lattice import _disc_opt, _disc_pess, _Lat
 from .laws import Law
@@ -66,6 +78,20 @@ from .result import Composition, GridInfo, LazyCurve, _Combine
 from .settings import Accuracy
 
 __all__ = ["compose_numeric", "compose_numeric_two_orders"]
+
+
+@dataclass(slots=True)
+class _Level:
+    """What a frame composes: lattice step and offset, the composed law's cumulant
+    generating function, the tilted factors with their powers (built on demand), the
+    loss-shift allowance and the Q-mass at +inf."""
+
+    h: float
+    off: float
+    kgf: _KGF
+    items: Callable[[], list[tuple[_Tilted, int]]]
+    shift: float
+    q_inf: float
 
 
 
@@ -203,7 +229,7 @@ class _Engine:
         # about (c0 + c1 lam) h^2 (the mean shift, and the curvature at the tilt), which
         # moves the answer by about that times n / lam' with lam' ~ lam + 1 ... so eps
         # errs by O(n (1 + lam) h^2 / lam')/12: h^2 ~ 12 c rtol eps / (n (1 + lam))
-        scale = max(eps, 1.0 / (lam + 1.0))
+        scale = max(eps, 1e-3 / (lam + 1.0))
         h = math.sqrt(2.0 * self.acc.rtol * scale / ((lam + 1.0) * max(self.ntot, 1)))
         h = min(h, 0.25 * sd, 0.5)
         # the frame's window spans about 16 tilted spreads: at most about 2**20 points
@@ -390,6 +416,98 @@ class _Engine:
                     hq = self._align(_quantise(2.0 * hq, self.h0, _STEPS_PER_OCTAVE))
         return hq, lam_q
 
+    # -- levels -------------------------------------------------------------
+    def _level(self, side: str, order: int, h: float, lam: float) -> _Level:
+        """The factors' lattice laws of one side at step ``h``, to be composed in one
+        level."""
+        lats = self.lats(side, h, order, lam)
+        return _Level(h, math.fsum(n * lat.off for lat, n in lats), self.kgf(side, h, order, lam),
+                      lambda: list(zip(_tilt_many([lat for lat, _ in lats], lam, h),
+                                       [n for _, n in lats], strict=True)),
+                      math.fsum(n * lat.shift for lat, n in lats),
+                      self.q_infinity(side, h, order, lam))
+
+    def _blocked(self, order: int, h: float, lam: float, log_eta: float, width: float
+                 ) -> _Level | None:
+        """A long power on the sound side in two levels (:mod:`gdp.engine.coarsening`):
+        blocks of ``m = r**2`` factors on the step ``h / sqrt(2)``, coarsened to ``r`` times
+        that; None where one level is about as fast (short powers, small windows, several
+        factors, atomic factors or a lattice step given by the caller)."""
+        if len(self.groups) != 1 or self.gap > 0 or self.acc.grid_step is not None:
+            return None
+        n = self.groups[0][1]
+        if n < 64 or not width / h > 1 << 15:
+            return None
+        hf = _quantise(h / math.sqrt(2.0), self.h0, _STEPS_PER_OCTAVE)
+        ka, kb = self._windows(hf, order, lam)[0]
+        wf = (kb - ka + 1) * hf      # a factor's window
+        if self._block_plan(n, width, wf, h, hf) is None:
+            return None
+        # (the planning law's tilted spread can be far too large for heavy tails: the
+        # lattice law's decides)
+        lat = self.lats("pess", hf, order, lam)[0][0]
+        (_,), (_,), (v,) = _KGF([(lat, n)], hf)(np.array([lam]))
+        width = min(width, 3.0 * math.sqrt(-2.0 * log_eta * max(v, 0.0)) + wf)
+        plan_b = self._block_plan(n, width, wf, h, hf)
+        if plan_b is None:
+            return None
+        r, m, rem_block = plan_b
+        q, rem = divmod(n, m)
+        log_eta_b = log_eta + math.log(1e-4) - math.log(q + 1.0)
+        # the Q-mass above a block's window goes to +inf: the factors' share of it
+        log_tol = math.log(self._upper_tol(order, lam) * n / (q + 1.0))
+        key = ("block", order, hf, r, m, lam, log_eta_b, log_tol)
+        if key not in self._memo:
+            self.plan_kgf(order)
+            t1, q1, _ = self._plans[order][1][0]
+            plan = _KGF.of_atoms([(t1, q1, 1)])
+            cap = self.acc.max_points
+            try:
+                blocks = [(_block(lat, m, hf, r, lam, log_eta_b, log_tol, cap, plan), q)]
+                if rem and rem_block:
+                    blocks.append((_block(lat, rem, hf, r, lam, log_eta_b, log_tol, cap, plan), 1))
+                elif rem:  # the rest as single coarsened factors (m * m <= n / 4)
+                    blocks.append((_block(lat, 1, hf, r, lam, log_eta_b, log_tol, cap, plan), rem))
+            except ValueError:
+                blocks = None
+            self._memo[key] = blocks
+        blocks = self._memo[key]
+        if blocks is None:
+            return None
+        lq = math.fsum(c * math.log1p(-min(b.q_inf, 1.0)) if b.q_inf < 1 else -math.inf
+                       for b, c in blocks)
+        qi = -math.expm1(lq) if math.isfinite(lq) else 1.0
+        return _Level(r * hf, n * lat.off, _block_kgf(blocks),
+                      lambda: [(b.tilted, c) for b, c in blocks],
+                      math.fsum(c * b.shift for b, c in blocks),
+                      min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + 2))))
+
+    @staticmethod
+    def _block_plan(n: int, width: float, wf: float, h: float, hf: float
+                    ) -> tuple[int, int, bool] | None:
+        """Coarsening ``r`` and block size ``m = r**2`` minimising the estimated work, and
+        whether the rest of ``n`` by ``m`` needs a block of its own (else single coarsened
+        factors, whose added spread is at most ``m**2 <= n / 4`` fine steps); None unless
+        at most 0.6 of the work of one level. Work, in points: discretising a factor's
+        window ``wf`` (8 per point, special functions) and composing (4 per point, the
+        transforms and the profile's sums); the block's window is its tilted spread plus
+        ``wf``, the composed window is ``width``."""
+        one = 8.0 * wf / h + 4.0 * width / h
+        best = None
+        for k in range(1, 16):
+            r = 1 << k
+            m = r * r
+            if m > n // 4:
+                break
+            n1 = min(m * wf, 1.6 * width * math.sqrt(m / n) + wf) / hf
+            own = n % m > 0 and m * m > n // 4
+            c = 8.0 * wf / hf + 4.0 * n1 * (2 if own else 1) + 4.0 * width / (r * hf)
+            if best is None or c < best[0]:
+                best = (c, r, m, own)
+        if best is None or best[0] > 0.6 * one:
+            return None
+        return best[1], best[2], best[3]
+
     # -- frames -------------------------------------------------------------
     def frame(self, side: str, order: int, h: float, lam: float, log_eta: float = _LOG_ETA
               ) -> _Frame:
@@ -402,13 +520,20 @@ class _Engine:
             # atoms off the lattice make the bound first order there: a finer lattice
             hs = _quantise(h / 4.0, self.h0, _STEPS_PER_OCTAVE) if self.gap == 0 else \
                 self._align(h / 4.0)
-        lats = self.lats(side, hs, order, lam)
-        off = math.fsum(n * lat.off for lat, n in lats)
         pk = self.plan_kgf(order)
         bd = _window(pk, lam, log_eta, h)
         tiny = 1e-9 * (1.0 + abs(pk.tmax) + abs(pk.tmin))
         reach_hi, reach_lo = bd.B >= pk.tmax - tiny, bd.A <= pk.tmin + tiny
-        kl = self.kgf(side, hs, order, lam)
+        lv = None
+        if side == "pess":
+            # (the planning window can be far too wide for tilted heavy tails: the width
+            # expected from the tilted spread decides)
+            (_,), (_,), (vp,) = pk(np.array([lam]))
+            width = min(bd.B - bd.A, 4.0 * math.sqrt(-2.0 * log_eta * max(vp, 0.0)))
+            lv = self._blocked(order, hs, lam, log_eta, width)
+        if lv is None:
+            lv = self._level(side, order, hs, lam)
+        hs, off, kl = lv.h, lv.off, lv.kgf
         # the planning law is a coarse garbling: its tilted mean and spread err by a small
         # relative amount per factor, which long compositions multiply (as do the two
         # sides' discretisation errors); where they are off by a quarter of the spread the
@@ -417,21 +542,11 @@ class _Engine:
         (kq,), (ml,), (vl,) = kl(np.array([lam]))
         if all(math.isfinite(v) for v in (kp, mp, vp, kq, ml, vl)) and vp > 0 and vl > 0 \
                 and (abs(ml - mp) > 0.25 * math.sqrt(vl) or not 0.64 < vl / vp < 1.5625):
-            bd = _window(kl, lam, log_eta, hs)
+            bd = _window(kl.pooled(0.01 / (1.0 + lam)), lam, log_eta, hs)
             reach_hi = bd.B >= kl.tmax - tiny
             reach_lo = bd.A <= kl.tmin + tiny
-        # where the planning window reached an end of the support, or came within a
-        # quarter of its width (or 64 steps) of it, the lattice's end (no tail bound then)
-        near = max(0.25 * (bd.B - bd.A), 64.0 * hs)
-        reach_hi = reach_hi or kl.tmax - bd.B <= near
-        reach_lo = reach_lo or bd.A - kl.tmin <= near
-        if reach_hi:
-            bd.B = max(bd.B, kl.tmax)
-        if reach_lo:
-            bd.A = min(bd.A, kl.tmin)
-        bd.A, bd.B = max(bd.A, kl.tmin), min(bd.B, kl.tmax)
-        KA = int(math.floor((bd.A - off) / hs + 1e-9))
-        KB = int(math.ceil((bd.B - off) / hs - 1e-9))
+        # where the planning window reached an end of the support, the lattice's end
+        KA, KB, reach_hi, reach_lo = _span(kl, bd, off, hs, reach_hi, reach_lo)
         from scipy import fft as sfft  # loaded on first use (import time)
 
         N = sfft.next_fast_len(max(KB - KA + 1, 16), real=True)
@@ -441,22 +556,11 @@ class _Engine:
                 f"[{KA * hs + off:.4g}, {KB * hs + off:.4g}]), more than "
                 f"max_points={self.acc.max_points}; pass a larger `rtol` or `grid_step`, "
                 "or raise `max_points`")
-        items = list(zip(_tilt_many([lat for lat, _ in lats], lam, hs),
-                         [n for _, n in lats], strict=True))
-        comp = _compose(items, KA, N)
+        comp = _compose(lv.items(), KA, N)
         t = (KA + np.arange(N)).astype(float) * hs + off
-        kgf_s = kl
-        # where the window was taken to an end of the lattice law's support, the last
-        # lattice point is that end (its index rounded); KB * hs + off may miss it by an
-        # ulp, which would charge the whole top atom again as a tail
-        tA, tB = float(t[0]), float(t[-1])
-        if reach_hi and KB >= round((kl.tmax - off) / hs):
-            tB = max(tB, kl.tmax)
-        if reach_lo and KA <= round((kl.tmin - off) / hs):
-            tA = min(tA, kl.tmin)
-        til_hi, til_lo, q_hi, q_lo = _tails(kgf_s, lam, bd, tA, tB)
-        shift = math.fsum(n * lat.shift for lat, n in lats)
-        qi = self.q_infinity(side, hs, order, lam)
+        tA, tB = _ends(kl, t, off, hs, KA, KB, reach_hi, reach_lo)
+        til_hi, til_lo, q_hi, q_lo = _tails(kl, lam, bd, tA, tB)
+        shift, qi = lv.shift, lv.q_inf
         with np.errstate(divide="ignore"):
             lc = np.log(comp.c)
         if side == "pess":
@@ -484,42 +588,56 @@ class _Engine:
                 out[ii] = self._trivial(side, order, kind, flat[ii])
                 continue
             h, lam = key
-            fr = self.frame(side, order, h, lam)
-            v = fr.epsilon(flat[ii]) if kind == "eps" else fr.delta(flat[ii])
-            # the window holds all but 1e-8 of the tilted mass; where the moment bound is
-            # far above the truth (rare events: small p T, tiny δ) the untilted mass above
-            # it can exceed the δ asked; then a frame with a window at 1e-30 as well, and
-            # the better of the two (both bounds on this side)
-            ref = np.min(flat[ii]) if kind == "eps" else float(np.min(v))
-            if side == "pess" and fr.m_hi > 1e-3 * ref:
-                fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
-                v2 = fr2.epsilon(flat[ii]) if kind == "eps" else fr2.delta(flat[ii])
-                v = np.minimum(v, v2)
+            v = self._in_frames(side, order, h, lam, kind, flat[ii])
             if kind == "eps":
                 v = self._refine_step(side, order, h, lam, flat[ii], v)
             out[ii] = v
         return out.reshape(x.shape)
 
+    def _in_frames(self, side: str, order: int, h: float, lam: float, kind: str,
+                   x: np.ndarray) -> np.ndarray:
+        """This side's answers to ``x`` in the frame of step ``h`` and tilt ``lam``. The
+        window holds all but 1e-8 of the tilted mass; where the moment bound is far above
+        the truth (rare events: small p T, tiny δ) the untilted mass above it can exceed
+        the δ asked; then a frame with a window at 1e-30 as well, and the better of the
+        two (both bounds on this side)."""
+        fr = self.frame(side, order, h, lam)
+        v = fr.epsilon(x) if kind == "eps" else fr.delta(x)
+        ref = np.min(x) if kind == "eps" else float(np.min(v))
+        if side == "pess" and fr.m_hi > 1e-3 * ref:
+            fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
+            v = np.minimum(v, fr2.epsilon(x) if kind == "eps" else fr2.delta(x))
+        return v
+
     def _refine_step(self, side: str, order: int, h: float, lam: float, x: np.ndarray,
                      v: np.ndarray) -> np.ndarray:
-        """Where the moment bound that chose the step was far above the answer (rare
-        events: the tilted law is bimodal and the bound can be 100 times the truth), the
-        step the rule gives at the answer found, and the better of the two answers (each
-        is a bound on its side; the question alone decides, value by value)."""
+        """Where the moment bound that chose the step was above the answer (2 to 8 times
+        for small sampling rates, 100 times for rare events: skewed or bimodal tilted laws)
+        and the step the rule gives at the answer found is below 0.7 of the one used, that
+        step (at most three times, each from the answer of the last), and the best of the
+        answers (each is a bound on its side; the question alone decides, value by value).
+        On the other side an answer of 0 (nothing certified at that step) takes the step
+        from the sound side's answer."""
         v = v.copy()
         for j, (xj, vj) in enumerate(zip(x.tolist(), v.tolist(), strict=True)):
             info = self._memo.get(("plan-eps", order, "eps", xj))
-            if info is None or not (math.isfinite(vj) and 0.0 < vj < 0.25 * info[0]):
+            if info is None:
                 continue
-            h2 = self.step_for(lam, vj, info[1])
-            if not h2 < 0.7 * h:
-                continue
-            try:
-                fr2 = self.frame(side, order, h2, lam)
-            except ValueError:
-                continue
-            w = float(fr2.epsilon(np.array([xj]))[0])
-            v[j] = min(vj, w) if side == "pess" else max(vj, w)
+            est, hj = vj, h
+            if side == "opt" and est == 0.0:
+                est = float(self.answer("pess", order, "eps", np.array([xj]))[0])
+            for _ in range(3):
+                if not (math.isfinite(est) and 0.0 < est < info[0]):
+                    break
+                h2 = self.step_for(lam, est, info[1])
+                if not h2 < 0.7 * hj:
+                    break
+                try:
+                    w = float(self._in_frames(side, order, h2, lam, "eps", np.array([xj]))[0])
+                except ValueError:
+                    break
+                v[j] = min(v[j], w) if side == "pess" else max(v[j], w)
+                est, hj = (w if w > 0 else est), h2
         return v
 
     def _plan_key(self, order: int, kind: str, v: float) -> Any:

@@ -67,12 +67,35 @@ def _plan_atoms(law: Law, m: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _offset(law: Law, h: float) -> float:
-    """A lattice offset in [0, h) putting the heaviest atom of the Q-law on the lattice."""
+    r"""A lattice offset in [0, h) putting the heaviest atom of the Q-law on the lattice; for
+    a law without atoms a quarter of whose Q-mass lies within a step (the bulk of a rarely
+    sampled step), the merged loss :math:`\log(Q/P)` of the half-cell holding the bulk
+    (found by three fixed-point passes from the heaviest cell of a step near the
+    quartiles): the other
+    side's merged atom there is then balanced as it stands, instead of being rounded a
+    whole step down when no neighbour can lend to it (which, repeated over the factors,
+    shifts the composed loss down by their number of steps)."""
     u, _, q = law.atoms()
-    if u.size == 0 or not np.any(q > 0):
+    if u.size and np.any(q > 0):
+        us = float(u[int(np.argmax(q))])
+        return us - math.floor(us / h) * h
+    if u.size:
         return 0.0
-    us = float(u[int(np.argmax(q))])
-    return us - math.floor(us / h) * h
+    ql, qh, _, _ = law.quantiles(0.25)
+    if not (math.isfinite(ql) and math.isfinite(qh) and 0.0 <= qh - ql < 64.0 * h):
+        return 0.0
+    # the heaviest half-cell of a grid of steps over the (outer bounds of the) quartiles
+    e = ql - 0.5 * h + h * np.arange(int(math.ceil((qh - ql) / h)) + 2)
+    _, Q, _, _ = law.cells(np.concatenate([[-np.inf], e, [np.inf]]))
+    k = int(np.argmax(Q[1:-1]))
+    c = float(e[k]) + 0.5 * h
+    for _ in range(3):
+        edges = np.array([-np.inf, c - 0.5 * h, c + 0.5 * h, np.inf])
+        _, Q, _, _, X, _ = law.excess(edges, np.full(3, c))
+        if not (Q[1] > 0.25 and X[1] < Q[1]):
+            return 0.0
+        c = c - math.log1p(-float(X[1]) / float(Q[1]))
+    return c - math.floor(c / h) * h
 
 
 def _factor_window(law: Law, h: float, tol: float, cap: int, off: float = 0.0,

@@ -1,0 +1,66 @@
+"""Long powers in two levels (gdp.engine.coarsening): the split keeps both masses, can only
+raise the profile, and the two-level answers are sound and tight against closed forms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import gdp
+from gdp.engine import numeric
+from gdp.engine.coarsening import _coarsen
+from gdp.engine.numeric import compose_numeric
+
+
+def _profile(t: np.ndarray, q: np.ndarray, eps: float) -> float:
+    """sum_k q_k (1 - e^{eps - t_k})_+ of an atomic Q-measure."""
+    return float(np.sum(q * np.clip(-np.expm1(eps - t), 0.0, None)))
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.7, 9.0])
+def test_split_keeps_both_masses_and_raises_the_profile(lam):
+    rng = np.random.default_rng(7)
+    h, r, k0 = 1e-3, 8, -37
+    w = rng.random(203) * np.exp(-np.linspace(0.0, 6.0, 203))
+    t = (k0 + np.arange(w.size)) * h
+    q = w * np.exp(-lam * t)                       # the untilted Q-masses of w
+    c, j0, grow = _coarsen(w, k0, r, h, lam)
+    tc = (j0 + np.arange(c.size)) * (r * h)
+    qc = c * np.exp(-lam * tc)
+    assert math.isclose(qc.sum(), q.sum(), rel_tol=1e-13)
+    assert math.isclose((qc * np.exp(-tc)).sum(), (q * np.exp(-t)).sum(), rel_tol=1e-13)
+    assert grow <= math.exp(lam * r * h) * (1 + 1e-12)
+    for eps in np.linspace(t[0] - 0.01, t[-1] + 0.01, 41):
+        assert _profile(tc, qc, eps) >= _profile(t, q, eps) * (1 - 1e-12) - 1e-300
+
+
+def _blocked_taken(h) -> bool:
+    eng = h.sound.engine if hasattr(h.sound, "engine") else None
+    return eng is not None and any(k[0] == "block" and v is not None
+                                   for k, v in eng._memo.items() if isinstance(k, tuple))
+
+
+@pytest.mark.parametrize("n", [10**5, 10**7])
+@pytest.mark.parametrize("mu_total", [0.5, 8.0])
+def test_long_gaussian_powers_in_two_levels_are_sound_and_tight(n, mu_total):
+    h = compose_numeric([(gdp.G_mu(mu_total / math.sqrt(n)), n)])
+    for delta in (1e-3, 1e-8, 1e-12, 1e-15):
+        truth = gdp.G_mu(mu_total).epsilon(delta)
+        lo, hi = h.epsilon_bounds(delta)
+        assert h.epsilon(delta) == hi
+        assert lo <= truth * (1 + 1e-12)
+        assert hi >= truth * (1 - 1e-12)              # the sound side: never below
+        assert hi <= truth * 1.001                    # within 0.1%
+    assert _blocked_taken(h)
+
+
+def test_two_levels_agree_with_one_level_on_dpsgd(monkeypatch):
+    cfg = dict(sigma=3.0, p=0.02, steps=10_000_000)
+    two = gdp.dpsgd(**cfg).epsilon_bounds(1e-5)
+    monkeypatch.setattr(numeric._Engine, "_blocked", lambda *a, **k: None)
+    one = gdp.dpsgd(**cfg).epsilon_bounds(1e-5)
+    # both sound ends are upper bounds, both lower ends lower bounds: the brackets overlap
+    assert max(one[0], two[0]) <= min(one[1], two[1])
+    assert two[1] <= one[1] * 1.0005
