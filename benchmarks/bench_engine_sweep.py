@@ -7,13 +7,25 @@ seeded random sample of the box σ ∈ [0.4, 10], p ∈ [1e-6, 1], T ∈ [1, 1e7
 * gdp: ``gdp.dpsgd(...).epsilon(δ)`` (sound ε, default accuracy) and with its bracket
   (``epsilon_bounds``, the second call reusing the first's frames);
 * dp-accounting: connect-the-dots PLD, pessimistic, discretisation 1e-3, ε at δ;
+* dp-accounting at matched accuracy: the same PLD at the coarsest discretisation of the
+  fixed ladder 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6 whose ε is within 0.1% of gdp's
+  bracket, i.e. at most 1.001 × the bracket's lower end; the time shown is that one run's
+  (the coarser steps tried before it are not added), with the discretisation used. The
+  ladder is walked from the coarsest step and ends at the first step that matches, fails or
+  exceeds the time limit (shown ``>limit@step``, or the error and the step); ``unmatched``
+  if even 1e-6 is more than 0.1% above. Where gdp's bracket is wider than 0.1% the truth may
+  lie above 1.001 × its lower end, and then no discretisation matches (dp-accounting's
+  pessimistic ε is at least the truth): such rows end in a timeout or ``unmatched`` whatever
+  dp-accounting's speed. The 1e-3 step is the run of the previous column; the finer steps
+  run under a memory cap (``--memory``, default 4 GiB) as well;
 * prv-accountant: ``PRVAccountant`` with ``eps_error`` 1e-3 ε (about gdp's default accuracy)
   and ``delta_error`` δ/1000;
 
 each external run in a child process with a time limit (``--limit``, default 20 s: a run
 that exceeds it is shown as ``>limit``), timed after its imports. Prints per configuration
-ε and the times, per regime the median ratios gdp / dp-accounting and gdp / prv, and the
-worst gdp time.
+ε and the times, per regime the median ratios gdp / dp-accounting (at 1e-3 and at matched
+accuracy, over the configurations where dp-accounting matched) and gdp / prv, and the worst
+gdp time.
 
 Part 2, long mixed lists: K mechanisms (a quarter each Gaussian, Laplace, randomized
 response, Poisson-subsampled Gaussian, seeded parameters), ``gdp.compose_two_orders``,
@@ -29,6 +41,7 @@ import argparse
 import math
 import multiprocessing as mp
 import os
+import resource
 import statistics
 import time
 
@@ -65,11 +78,15 @@ def _random(n: int, seed: int = 20251123) -> list[tuple[float, float, int, float
     return out
 
 
-def _dpa(s: float, p: float, t: int, d: float) -> float:
+LADDER = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6)  # dp-accounting's discretisations
+MATCH = 1.001  # matched: dp-accounting's pessimistic eps <= MATCH * gdp's lower bracket end
+
+
+def _dpa(s: float, p: float, t: int, d: float, disc: float = 1e-3) -> float:
     from dp_accounting.pld import privacy_loss_distribution as pldm
 
     pl = pldm.from_gaussian_mechanism(standard_deviation=s, sampling_prob=p,
-                                      value_discretization_interval=1e-3)
+                                      value_discretization_interval=disc)
     return float(pl.self_compose(t).get_epsilon_for_delta(d))
 
 
@@ -82,8 +99,10 @@ def _prv(s: float, p: float, t: int, d: float, err: float) -> float:
     return float(acc.compute_epsilon(delta=d, num_self_compositions=[t])[2])
 
 
-def _child(q, fn, args):
+def _child(q, fn, args, memory=None):
     try:
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         import dp_accounting.pld.privacy_loss_distribution  # noqa: F401 - not timed
         import prv_accountant  # noqa: F401 - not timed
 
@@ -94,10 +113,10 @@ def _child(q, fn, args):
         q.put((f"{type(ex).__name__}", None))
 
 
-def _timed(fn, args, limit: float) -> tuple[object, float | None]:
+def _timed(fn, args, limit: float, memory: int | None = None) -> tuple[object, float | None]:
     """(value, seconds) of ``fn(*args)`` in a child process; (reason, None) on failure."""
     q = mp.Queue()
-    pr = mp.Process(target=_child, args=(q, fn, args))
+    pr = mp.Process(target=_child, args=(q, fn, args, memory))
     pr.start()
     pr.join(limit)
     if pr.is_alive():
@@ -105,6 +124,40 @@ def _timed(fn, args, limit: float) -> tuple[object, float | None]:
         pr.join()
         return f">{limit:g}s", None
     return q.get() if not q.empty() else ("killed", None)
+
+
+def _matched(s: float, p: float, t: int, d: float, lower: float, first: tuple,
+             limit: float, memory: int) -> tuple[str, float | None]:
+    """dp-accounting's time at the coarsest ladder step within 0.1% of gdp's bracket.
+
+    Parameters
+    ----------
+    s, p, t, d : float, float, int, float
+        The configuration (σ, p, T, δ).
+    lower : float
+        The lower end of gdp's bracket; a step matches if its ε is at most
+        ``MATCH * lower``.
+    first : tuple
+        The (value, seconds) already measured at the first step of the ladder (1e-3).
+    limit : float
+        Time limit in seconds of each step.
+    memory : int
+        Memory cap in bytes of each step after the first.
+
+    Returns
+    -------
+    tuple of (str, float or None)
+        The table cell (time and discretisation, ``>limit`` or the error with the step that
+        failed, or ``unmatched``) and the matched run's seconds (``None`` if no step
+        matched).
+    """
+    for i, disc in enumerate(LADDER):
+        v, secs = first if i == 0 else _timed(_dpa, (s, p, t, d, disc), limit, memory)
+        if secs is None:
+            return f"{v}@{disc:.0e}", None
+        if v <= MATCH * lower:
+            return f"{secs:.3f}@{disc:.0e}", secs
+    return "unmatched", None
 
 
 def _gdp(s: float, p: float, t: int, d: float) -> tuple[float, float, float, float, float]:
@@ -116,14 +169,14 @@ def _gdp(s: float, p: float, t: int, d: float) -> tuple[float, float, float, flo
     return e, float(lo), float(hi), t1, time.perf_counter() - t0
 
 
-def sweep(configs: dict[str, list], limit: float) -> None:
+def sweep(configs: dict[str, list], limit: float, memory: int = 4 << 30) -> None:
     worst = (0.0, None)
     print(f"{'config (sigma, p, T, delta)':44s} {'gdp eps':>11s} {'width':>7s} "
           f"{'gdp s':>7s} {'+brkt s':>7s} {'dpa eps':>11s} {'dpa s':>7s} {'prv eps':>11s} "
-          f"{'prv s':>7s}")
+          f"{'prv s':>7s} {'dpa matched s':>17s}")
     for regime, cfgs in configs.items():
         print(f"-- {regime}")
-        r_dpa, r_prv, times = [], [], []
+        r_dpa, r_prv, r_match, times = [], [], [], []
         for s, p, t, d in cfgs:
             e, lo, hi, tg, tb = _gdp(s, p, t, d)
             times.append(tg)
@@ -132,12 +185,15 @@ def sweep(configs: dict[str, list], limit: float) -> None:
             if p < 1.0:
                 ve, td = _timed(_dpa, (s, p, t, d), limit)
                 vp, tp = _timed(_prv, (s, p, t, d, max(1e-3 * e, 1e-7)), limit)
+                cell, tm = _matched(s, p, t, d, lo, (ve, td), limit, memory)
             else:
-                ve, td, vp, tp = "n/a", None, "n/a", None
+                ve, td, vp, tp, cell, tm = "n/a", None, "n/a", None, "n/a", None
             if td:
                 r_dpa.append(tg / td)
             if tp:
                 r_prv.append(tg / tp)
+            if tm:
+                r_match.append(tg / tm)
             w = (hi - lo) / hi if hi > 0 and math.isfinite(hi) else 0.0
 
             def f(v):
@@ -148,12 +204,15 @@ def sweep(configs: dict[str, list], limit: float) -> None:
 
             print(f"({s:.4g}, {p:.3g}, {t}, {d:.2g})".ljust(44) +
                   f" {e:11.6g} {w:7.2%} {tg:7.3f} {tb - tg:7.3f} {f(ve)} {sec(td)} {f(vp)} "
-                  f"{sec(tp)}", flush=True)
+                  f"{sec(tp)} {cell:>17s}", flush=True)
         def med(r):
             return f"{statistics.median(r):.3g}" if r else "-"
 
         print(f"   median time ratio gdp/dp-accounting(1e-3) = {med(r_dpa)}, gdp/prv = "
               f"{med(r_prv)}; gdp max {max(times):.3f} s")
+        n_ext = sum(p < 1.0 for _, p, _, _ in cfgs)
+        print(f"   median time ratio gdp/dp-accounting(matched) = {med(r_match)} "
+              f"({len(r_match)} of {n_ext} matched)")
     print(f"worst gdp time {worst[0]:.3f} s at {worst[1]}")
 
 
@@ -184,6 +243,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--limit", type=float, default=20.0)
+    ap.add_argument("--memory", type=float, default=4.0,
+                    help="memory cap (GiB) of dp-accounting's finer ladder steps")
     ap.add_argument("--random", type=int, default=None, help="random configurations")
     args = ap.parse_args(argv)
     n = args.random if args.random is not None else (8 if args.quick else 24)
@@ -191,7 +252,7 @@ def main(argv: list[str] | None = None) -> None:
     configs = dict(REGIMES)
     configs["random over the box"] = _random(n)
     _gdp(1.0, 0.01, 100, 1e-5)  # imports and first-use loads, not timed
-    sweep(configs, args.limit)
+    sweep(configs, args.limit, int(args.memory * (1 << 30)))
     mixed([10, 100, 1000] if args.quick else [10, 100, 1000, 5000])
     print(f"load: {os.getloadavg()}")
 

@@ -65,8 +65,8 @@ REGIMES = sorted({_regime(c) for c in USABLE})
 
 
 def test_grid_is_large_and_covers_small_p():
-    assert len(USABLE) >= 150
-    assert sum(c["p"] <= 3e-3 for c in USABLE) >= 60
+    assert len(USABLE) >= 180
+    assert sum(c["p"] <= 3e-3 for c in USABLE) >= 80
     assert min(c["delta"] for c in USABLE) < 1e-11
 
 

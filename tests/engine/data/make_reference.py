@@ -19,9 +19,11 @@ that gdp's sound ε is never below the lower values and within 0.2% above the ti
 Configurations: 200 drawn with a fixed seed over σ ∈ [0.4, 10], p ∈ [1e-6, 1] (half with
 p ≤ 3e-3), T ∈ [1, 1e7], δ ∈ [1e-12, 1e-2] (all log-uniform), plus named ones per regime
 (small p, small T, tiny δ, long T, p = 1). Run ``python tests/engine/data/make_reference.py``
-(``--quick`` for the named ones only); it takes hours on a shared 2-core machine. The
-provenance (library versions, date, seed, limits) is stored in
-the file.
+(``--quick`` for the named ones only); it takes hours on a shared 2-core machine.
+``--resume`` keeps the records already in the file unchanged and appends the configurations
+of the seeded list that it lacks. The provenance (library versions, date, seed, limits, the
+gdp commit) is stored in the file; a resumed run adds an entry to its ``extensions`` (date,
+versions, how many records were appended after which index) and leaves the rest as it was.
 """
 
 from __future__ import annotations
@@ -168,6 +170,20 @@ def reference(cfg: dict) -> dict:
     return rec
 
 
+def _gdp_commit() -> str | None:
+    """The git commit of the imported gdp's checkout (``None`` outside a git checkout)."""
+    import subprocess
+
+    import gdp
+
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(gdp.__file__).parent, check=True,
+            capture_output=True, text=True).stdout.strip() or None
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
 def _key(c: dict) -> tuple:
     return (c["sigma"], c["p"], c["steps"], c["delta"])
 
@@ -182,8 +198,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.quick:
         cfgs = [c for c in cfgs if c["regime"] != "random"]
     done: list[dict] = []
+    previous: dict | None = None
     if args.resume and OUT.exists():
-        done = json.loads(OUT.read_text())["configurations"]
+        previous = json.loads(OUT.read_text())
+        done = previous["configurations"]
         have = {_key(c) for c in done}
         cfgs = [c for c in cfgs if _key(c) not in have]
     from importlib.metadata import version
@@ -192,19 +210,31 @@ def main(argv: list[str] | None = None) -> None:
     import prv_accountant
     import scipy
 
-    out = dict(
-        provenance=dict(
+    env = dict(
+        python=platform.python_version(), numpy=np.__version__, scipy=scipy.__version__,
+        dp_accounting=version("dp-accounting"), prv_accountant=version("prv-accountant"),
+        gdp_commit=_gdp_commit())
+    if previous is not None and cfgs:
+        # the records already computed keep their provenance; the new ones are described
+        # by an entry of ``extensions`` (appended after them, in the order of ``configs``)
+        provenance = previous["provenance"]
+        provenance.setdefault("extensions", []).append(dict(
+            date=datetime.date.today().isoformat(), appended=len(cfgs),
+            first_index=len(done), **env,
+            note=f"appended with --resume: the {len(cfgs)} configurations of the seeded "
+                 f"list missing from the file, computed after the first {len(done)} "
+                 "(which are unchanged) with the same script, seed and limits"))
+    else:
+        provenance = dict(
             script="tests/engine/data/make_reference.py", date=datetime.date.today().isoformat(),
-            seed=SEED, time_limit_s=TIME_LIMIT, memory_limit_bytes=MEMORY_LIMIT,
-            python=platform.python_version(), numpy=np.__version__, scipy=scipy.__version__,
-            dp_accounting=version("dp-accounting"), prv_accountant=version("prv-accountant"),
+            seed=SEED, time_limit_s=TIME_LIMIT, memory_limit_bytes=MEMORY_LIMIT, **env,
             note="dp-accounting: from_gaussian_mechanism(standard_deviation=sigma, "
                  "sampling_prob=p, value_discretization_interval=disc, "
                  "pessimistic_estimate=...).self_compose(steps).get_epsilon_for_delta(delta); "
                  "prv-accountant: PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism("
                  "noise_multiplier=sigma, sampling_probability=p)], max_self_compositions="
-                 "[steps], eps_error=err, delta_error=delta/1000).compute_epsilon(...)"),
-        configurations=done)
+                 "[steps], eps_error=err, delta_error=delta/1000).compute_epsilon(...)")
+    out = dict(provenance=provenance, configurations=done)
     del dp_accounting, prv_accountant
     for i, c in enumerate(cfgs):
         t0 = time.perf_counter()
