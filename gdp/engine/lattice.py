@@ -123,8 +123,10 @@ def _snap_atoms(u: np.ndarray, qa: np.ndarray, t0: float, h: float,
     return k[keep], u[keep], qa[keep], on[keep]
 
 
-def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
-    """Connect-the-dots: each cell's masses split between its end points."""
+def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
+               budget: float = _BUDGET) -> _Lat:
+    """Connect-the-dots: each cell's masses split between its end points (cells with poor
+    relative error bounds, up to ``budget`` of mass, charged in full instead)."""
     n = kb - ka + 1
     t = np.arange(ka, kb + 1, dtype=float) * h + off
     edges = np.concatenate([[-np.inf], t, [np.inf]])
@@ -156,7 +158,7 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
         e0 = math.exp(min(-t[0], 700.0))
     p_ninf = law.p_ninf + max(-X[0], 0.0) * e0 + EX[0] * e0
     cells_r = r[1:n]
-    rmax, charged = _charge(Q[1:n], cells_r)
+    rmax, charged = _charge(Q[1:n], cells_r, budget)
     rmax = max(rmax, float(rq[0]), float(r[n]))
     eabs = np.zeros(n)
     if charged.any():

@@ -60,7 +60,7 @@ from .fourier import (
     _window,
 )
 from .frames import _Frame, _frame_curve
-from .lattice import _disc_opt, _disc_pess, _Lat
+from .lattice import _BUDGET, _disc_opt, _disc_pess, _Lat
 from .laws import Law
 from .planning import (
     _LOG_ETA,
@@ -335,7 +335,10 @@ class _Engine:
                 if lats[i] is not None:
                     continue
                 if side == "pess":
-                    lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h))
+                    # (cells charged whole to +inf: at most the factor's share of the tail
+                    # mass the frame allows above its window)
+                    lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h),
+                                         min(_BUDGET, self._upper_tol(order, beta)))
                 else:
                     lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h))
             self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]

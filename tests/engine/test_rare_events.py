@@ -90,3 +90,11 @@ def test_window_from_a_pooled_law_does_not_let_the_bulk_wrap():
     s, p, t, delta = 0.9322442530287103, 1.612540436316331e-05, 6494, 1.4141612952431238e-14
     lo, hi = gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta)
     assert 0.0 < lo <= hi < 0.2
+
+
+def test_cells_charged_to_infinity_stay_below_the_delta_asked():
+    # 3.3 million factors each charging up to 1e-19 of poorly bounded tail cells to +inf
+    # put 3.3e-13 at +inf, above the delta asked: the answer was inf
+    s, p, t, delta = 0.8842272169084081, 1.7296097321448433e-06, 3287458, 9.416632122824763e-14
+    eps = gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta)
+    assert math.isfinite(eps) and 0.0 < eps < 0.2
