@@ -158,7 +158,10 @@ class _Engine:
     def _off(self, law: Law, h: float) -> float:
         key = ("o", id(law), h)
         if key not in self._memo:
-            self._memo[key] = _offset(law, h)
+            # (a concentrated bulk is looked for in powers and short lists, where a bulk
+            # rounded a step down on the other side repeats; in long lists of distinct
+            # factors the search costs more than it gains)
+            self._memo[key] = _offset(law, h, bulk=len(self.groups) <= 16)
         return self._memo[key]
 
     def plan_kgf(self, order: int) -> _KGF:
