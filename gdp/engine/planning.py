@@ -118,13 +118,22 @@ def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
                off: float) -> tuple[int, int]:
     """Lattice indices covering a factor's Q-law between its quantiles ``qs``."""
     ql, qh, pl, ph = qs
-    lo, hi = (ql, qh) if qh >= ql else (min(ql, pl), max(qh, ph))
-    lo, hi = lo - off, hi - off
+    lo0, hi0 = (ql, qh) if qh >= ql else (min(ql, pl), max(qh, ph))
+    lo, hi = lo0 - off, hi0 - off
     if not np.isfinite(lo):
         lo = hi - 50.0 if np.isfinite(hi) else -50.0
     if not np.isfinite(hi):
         hi = lo + 50.0
     ka, kb = int(math.floor(lo / h)), int(math.ceil(hi / h))
+    # the points k h + off must reach the quantiles themselves (an atom at the upper one,
+    # e.g. the top atom of an exact composition, one ulp beyond the last point would be
+    # charged to +inf whole)
+    if math.isfinite(hi0):
+        while kb * h + off < hi0:
+            kb += 1
+    if math.isfinite(lo0):
+        while ka * h + off > lo0:
+            ka -= 1
     if kb - ka + 1 > cap:
         raise ValueError(
             f"the lattice for one factor needs {kb - ka + 1} points, more than "
