@@ -70,8 +70,8 @@ def _offset(law: Law, h: float, bulk: bool = True) -> float:
     r"""A lattice offset in [0, h) putting the heaviest atom of the Q-law on the lattice; for
     a law without atoms a quarter of whose Q-mass lies within a step (the bulk of a rarely
     sampled step), the merged loss :math:`\log(Q/P)` of the half-cell holding the bulk
-    (found by at most three fixed-point passes from the middle of the quartiles, or the heaviest
-    step-wide cell between them when they are a step apart or more): the other
+    (found by at most four fixed-point passes from the heaviest step-wide cell near the
+    quartiles): the other
     side's merged atom there is then balanced as it stands, instead of being rounded a
     whole step down when no neighbour can lend to it (which, repeated over the factors,
     shifts the composed loss down by their number of steps)."""
@@ -82,23 +82,21 @@ def _offset(law: Law, h: float, bulk: bool = True) -> float:
     if u.size or not bulk:
         return 0.0
     ql, qh, _, _ = law.quantiles(0.25)
-    if not (math.isfinite(ql) and math.isfinite(qh) and 0.0 <= qh - ql < 8.0 * h):
+    if not (math.isfinite(ql) and math.isfinite(qh) and 0.0 <= qh - ql < 64.0 * h):
         return 0.0
-    c = 0.5 * (ql + qh)
-    if qh - ql >= h:
-        # the heaviest step-wide cell of a grid over the (outer bounds of the) quartiles
-        e = ql - 0.5 * h + h * np.arange(int(math.ceil((qh - ql) / h)) + 2)
-        _, Q, _, _ = law.cells(np.concatenate([[-np.inf], e, [np.inf]]))
-        c = float(e[int(np.argmax(Q[1:-1]))]) + 0.5 * h
-    for _ in range(3):
+    # the heaviest step-wide cell of a grid over the (outer bounds of the) quartiles
+    e = ql - 0.5 * h + h * np.arange(int(math.ceil((qh - ql) / h)) + 2)
+    _, Q, _, _ = law.cells(np.concatenate([[-np.inf], e, [np.inf]]))
+    c = float(e[int(np.argmax(Q[1:-1]))]) + 0.5 * h
+    for _ in range(4):
         edges = np.array([-np.inf, c - 0.5 * h, c + 0.5 * h, np.inf])
         _, Q, _, _, X, _ = law.excess(edges, np.full(3, c))
         if not (Q[1] > 0.25 and X[1] < Q[1]):
             return 0.0
         step = -math.log1p(-float(X[1]) / float(Q[1]))
         c += step
-        if abs(step) <= 1e-3 * h:  # the half-cell barely moved: its content is the same
-            break
+        if abs(step) <= 1e-12 * (h + abs(c)):  # converged (a residual imbalance must be
+            break                               # tiny: the neighbours lending are light)
     return c - math.floor(c / h) * h
 
 

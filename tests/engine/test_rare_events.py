@@ -98,3 +98,11 @@ def test_cells_charged_to_infinity_stay_below_the_delta_asked():
     s, p, t, delta = 0.8842272169084081, 1.7296097321448433e-06, 3287458, 9.416632122824763e-14
     eps = gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta)
     assert math.isfinite(eps) and 0.0 < eps < 0.2
+
+
+def test_bulk_offset_is_found_when_the_quartile_bounds_span_many_steps():
+    # the quartiles of a subsampled law are outer bounds: here they span more than 8 steps,
+    # and skipping the search collapsed the lower end of the bracket to 0
+    s, p, t, delta = 0.48214108581447596, 2.2467858704709637e-05, 1129335, 0.005213988283648341
+    lo, hi = gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta)
+    assert 0.99 * hi <= lo <= hi
