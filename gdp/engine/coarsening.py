@@ -130,7 +130,8 @@ def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
     tA, tB = _ends(kgf, t, off, h, KA, KB, reach_hi, reach_lo)
     _, til_lo, q_hi, _ = _tails(kgf, lam, bd, tA, tB)
     c = comp.c.copy()
-    c[0] += til_lo                      # the tilted mass below the window, at its bottom
+    c[0] += til_lo * math.exp(comp.log_scale)  # the tilted mass below the window, at its
+    #                                            bottom (in the units of c)
     w, j0, grow = _coarsen(c, KA, r, h, lam)
     S = float(_sum(w))
     w = w / S

@@ -594,6 +594,8 @@ class _Composed:
     rel_lo: float   # exact >= (1 - rel_lo) c - (l1 part)
     tau_up: float   # l1 allowance (tilted, normalised) on the sound side
     tau_lo: float   # l1 allowance on the other side
+    log_scale: float = 0.0  # log of (the tilted mass the factors bring) / e^K: a tilted
+    #                         mass m of them is m e^log_scale in units of c (a^-n factored)
 
 
 def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
@@ -601,6 +603,7 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
     from scipy import fft as sfft  # loaded on first use (import time)
 
     K = math.fsum(n * it.K for it, n in items)
+    log_a = 0.0  # the masses factored out of powers of laws sitting on one point
 
     def pw(f) -> float:
         return math.fsum(n * math.log1p(min(f(it), 0.5)) for it, n in items)
@@ -629,7 +632,6 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
         Y = np.ones(half, dtype=complex)
         mags, errs, norms = [], [], []
         shift = 0
-        log_a = 0.0  # the masses factored out of powers of laws sitting on one point
         for it, n in fitems:
             w = it.w
             spike = n > 1 and w.size and float(np.max(w)) >= 0.75 * float(_sum(w))
@@ -688,4 +690,4 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
     rel_up = math.expm1(up + conv)
     rel_lo = -math.expm1(lo - conv)
     return _Composed(c, K, rel_up, rel_lo, tau_up + l1 * (1.0 + rel_up),
-                     tau_lo + l1 * (1.0 + rel_up))
+                     tau_lo + l1 * (1.0 + rel_up), -log_a)

@@ -575,7 +575,8 @@ class _Engine:
                         True)
         else:
             fr = _Frame(t, lc, lam, comp.K, comp.rel_lo,
-                        comp.tau_lo + (til_hi + til_lo) * (1.0 + comp.rel_up), shift, qi,
+                        comp.tau_lo + (til_hi + til_lo) * math.exp(comp.log_scale) *
+                        (1.0 + comp.rel_up), shift, qi,
                         sound=False)
         self._frames[key] = fr
         return fr

@@ -106,3 +106,23 @@ def test_bulk_offset_is_found_when_the_quartile_bounds_span_many_steps():
     s, p, t, delta = 0.48214108581447596, 2.2467858704709637e-05, 1129335, 0.005213988283648341
     lo, hi = gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta)
     assert 0.99 * hi <= lo <= hi
+
+
+def test_spike_power_composition_keeps_its_units(monkeypatch):
+    from gdp.engine import fourier
+    from gdp.engine.fourier import _compose, _Tilted
+
+    w = np.full(40, 1e-4)
+    w[7] = 1.0
+    w /= w.sum()
+    it = _Tilted(-7, w, -0.3, 0.0, 0.0)
+    a = _compose([(it, 25)], -200, 512)
+    monkeypatch.setattr(fourier, "_spike_power", lambda *args: None)
+    b = _compose([(it, 25)], -200, 512)
+    assert a.log_scale == pytest.approx(25 * -0.3 - a.K, abs=1e-12)
+    assert b.log_scale == 0.0
+    # the same masses, to within the allowances (round-off entries near 1e-17)
+    assert np.allclose(a.c * np.exp(a.K), b.c * np.exp(b.K), rtol=1e-9,
+                       atol=(b.tau_up + a.tau_up * math.exp(a.K - b.K)) * math.exp(b.K))
+    # tail masses given in the factors' units convert into the units of c
+    assert math.exp(a.log_scale) == pytest.approx(math.exp(b.K - a.K))
