@@ -71,10 +71,10 @@ def _offset(law: Law, h: float, bulk: bool = True) -> float:
     a law without atoms a quarter of whose Q-mass lies within a step (the bulk of a rarely
     sampled step), the merged loss :math:`\log(Q/P)` of the half-cell holding the bulk
     (found by at most four fixed-point passes from the heaviest step-wide cell near the
-    quartiles): the other
-    side's merged atom there is then balanced as it stands, instead of being rounded a
-    whole step down when no neighbour can lend to it (which, repeated over the factors,
-    shifts the composed loss down by their number of steps)."""
+    quartiles): the other side's merged atom there is then balanced as it stands, instead
+    of being rounded a whole step down when no neighbour can lend to it (which, repeated
+    over the factors, shifts the composed loss down by their number of steps); ``bulk=False``
+    skips that search."""
     u, _, q = law.atoms()
     if u.size and np.any(q > 0):
         us = float(u[int(np.argmax(q))])
@@ -126,11 +126,10 @@ def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
     # the points k h + off must reach the quantiles themselves (an atom at the upper one,
     # e.g. the top atom of an exact composition, one ulp beyond the last point would be
     # charged to +inf whole)
-    if math.isfinite(hi0):
-        while kb * h + off < hi0:
+    for _ in range(4):  # (a few steps: beyond 2**53 steps kb + 1 may round to kb)
+        if math.isfinite(hi0) and kb * h + off < hi0:
             kb += 1
-    if math.isfinite(lo0):
-        while ka * h + off > lo0:
+        if math.isfinite(lo0) and ka * h + off > lo0:
             ka -= 1
     if kb - ka + 1 > cap:
         raise ValueError(
