@@ -129,7 +129,6 @@ class _KGF:
                              np.diff(np.concatenate([self.starts, [self.t.size]])))
         self.tmin, self.tmax = lo, hi  # support of the composed law
         self.scale = float(np.max(np.abs(self.t)))
-        self.parts = [(t, n) for t, n in zip(ts, ns, strict=True)]
 
     def pooled(self, width: float) -> _KGF:
         r"""An approximation for choosing windows: each factor's atoms pooled into cells of
@@ -160,7 +159,6 @@ class _KGF:
         obj.__dict__.update(self.__dict__)
         obj.n = self.n * m
         obj.tmin, obj.tmax = self.tmin * m, self.tmax * m
-        obj.parts = [(t, n * m) for t, n in self.parts]
         return obj
 
     def __call__(self, betas: np.ndarray, derivs: bool = True
@@ -251,6 +249,13 @@ def _window(kgf: _KGF, beta: float, log_eta: float, h: float) -> _Bounds:
     return _Bounds(A, B, beta + mu, beta - nu)
 
 
+def _reaches(kgf: _KGF, bd: _Bounds, h: float) -> tuple[bool, bool]:
+    """Whether each end of a window comes within a quarter of its width (or 64 steps) of
+    the support's end (the window is then taken to it)."""
+    near = max(0.25 * (bd.B - bd.A), 64.0 * h)
+    return kgf.tmax - bd.B <= near, bd.A - kgf.tmin <= near
+
+
 def _guided_window(kgf: _KGF, guide: _KGF, beta: float, log_eta: float, h: float
                    ) -> _Bounds:
     """:func:`_window` from an approximate generating function ``guide`` (cheap: pooled
@@ -258,10 +263,9 @@ def _guided_window(kgf: _KGF, guide: _KGF, beta: float, log_eta: float, h: float
     within a factor 1e3 of the target, else from ``kgf`` itself (a window too narrow at
     the bottom lets the bulk wrap around to the top)."""
     bd = _window(guide, beta, log_eta, h)
-    near = max(0.25 * (bd.B - bd.A), 64.0 * h)   # ends :func:`_span` takes to the support's
-    A = kgf.tmin if bd.A - kgf.tmin <= near else bd.A
-    B = kgf.tmax if kgf.tmax - bd.B <= near else bd.B
-    til_hi, til_lo, _, _ = _tails(kgf, beta, bd, A, B)
+    reach_hi, reach_lo = _reaches(kgf, bd, h)  # ends :func:`_span` takes to the support's
+    til_hi, til_lo, _, _ = _tails(kgf, beta, bd, kgf.tmin if reach_lo else bd.A,
+                                  kgf.tmax if reach_hi else bd.B)
     if max(til_hi, til_lo) > 1e3 * math.exp(log_eta):
         bd = _window(kgf, beta, log_eta, h)
     return bd
@@ -273,9 +277,8 @@ def _span(kgf: _KGF, bd: _Bounds, off: float, h: float, reach_hi: bool = False,
     within a quarter of the window's width (or 64 steps) of the support's end is taken to
     it (no tail bound is needed there). Returns the indices and whether each end reached
     the support's end (``bd`` is updated)."""
-    near = max(0.25 * (bd.B - bd.A), 64.0 * h)
-    reach_hi = reach_hi or kgf.tmax - bd.B <= near
-    reach_lo = reach_lo or bd.A - kgf.tmin <= near
+    hi, lo = _reaches(kgf, bd, h)
+    reach_hi, reach_lo = reach_hi or hi, reach_lo or lo
     if reach_hi:
         bd.B = max(bd.B, kgf.tmax)
     if reach_lo:

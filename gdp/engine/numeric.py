@@ -531,11 +531,11 @@ class _Engine:
         bd = _window(pk, lam, log_eta, h)
         tiny = 1e-9 * (1.0 + abs(pk.tmax) + abs(pk.tmin))
         reach_hi, reach_lo = bd.B >= pk.tmax - tiny, bd.A <= pk.tmin + tiny
+        (kp,), (mp,), (vp,) = pk(np.array([lam]))
         lv = None
         if side == "pess":
             # (the planning window can be far too wide for tilted heavy tails: the width
             # expected from the tilted spread decides)
-            (_,), (_,), (vp,) = pk(np.array([lam]))
             width = min(bd.B - bd.A, 4.0 * math.sqrt(-2.0 * log_eta * max(vp, 0.0)))
             lv = self._blocked(order, hs, lam, log_eta, width)
         if lv is None:
@@ -545,7 +545,6 @@ class _Engine:
         # relative amount per factor, which long compositions multiply (as do the two
         # sides' discretisation errors); where they are off by a quarter of the spread the
         # window comes from this side's lattice law itself (whose tails are bounded)
-        (kp,), (mp,), (vp,) = pk(np.array([lam]))
         (kq,), (ml,), (vl,) = kl(np.array([lam]))
         if all(math.isfinite(v) for v in (kp, mp, vp, kq, ml, vl)) and vp > 0 and vl > 0 \
                 and (abs(ml - mp) > 0.25 * math.sqrt(vl) or not 0.64 < vl / vp < 1.5625):
