@@ -446,7 +446,10 @@ class _Engine:
         if n < 64 or not width / h > 1 << 15:
             return None
         hf = _quantise(h / math.sqrt(2.0), self.h0, _STEPS_PER_OCTAVE)
-        ka, kb = self._windows(hf, order, lam)[0]
+        try:  # (the finer step must keep the factor's lattice as small as one level's)
+            ka, kb = self._windows(hf, order, lam, cap=1 << 21)[0]
+        except ValueError:
+            return None
         wf = (kb - ka + 1) * hf      # a factor's window
         if self._block_plan(n, width, wf, h, hf) is None:
             return None

@@ -64,3 +64,11 @@ def test_two_levels_agree_with_one_level_on_dpsgd(monkeypatch):
     # both sound ends are upper bounds, both lower ends lower bounds: the brackets overlap
     assert max(one[0], two[0]) <= min(one[1], two[1])
     assert two[1] <= one[1] * 1.0005
+
+
+def test_two_levels_never_refuse_where_one_level_answers():
+    # the finer step of the two-level path needed a factor lattice over max_points for
+    # sigma=0.4, p=1e-6, T=1e7 and raised "lattice too large" (one level answers)
+    h = gdp.dpsgd(sigma=0.4, p=1e-6, steps=10_000_000)
+    lo, hi = h.epsilon_bounds(0.01)
+    assert math.isfinite(hi) and 0.0 <= lo <= hi == h.epsilon(0.01)
