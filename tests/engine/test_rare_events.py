@@ -50,13 +50,17 @@ def test_other_side_keeps_a_narrow_bulk_on_its_lattice_point():
 
 
 @pytest.mark.parametrize("cfg", [
-    (0.8679013812904268, 2.586708563435352e-05, 32, 2.434863161618144e-10, 0.0107121),
-    (0.6284111881493792, 3.339622009127914e-06, 38, 4.0977652945249035e-10, 0.0095098),
+    (0.8679013812904268, 2.586708563435352e-05, 32, 2.434863161618144e-10, 0.0107121,
+     0.0107301),
+    (0.6284111881493792, 3.339622009127914e-06, 38, 4.0977652945249035e-10, 0.0095098,
+     0.00963601),
 ])
 def test_rare_event_brackets_hold_and_do_not_collapse(cfg):
-    s, p, t, delta, ref_lower = cfg   # ref_lower: dp-accounting's optimistic eps (stored data)
+    # ref_lower, ref_upper: dp-accounting's optimistic and pessimistic eps (stored data)
+    s, p, t, delta, ref_lower, ref_upper = cfg
     lo, hi = gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta)
     assert lo <= hi
+    assert lo <= ref_upper               # the other end is below an independent upper value
     assert hi >= ref_lower               # the sound end is above an independent lower bound
     assert lo >= 0.5 * ref_lower         # was below 0.06 of it before
     assert math.isfinite(hi)
