@@ -137,6 +137,7 @@ class _Frame:
     m_hi: float = 0.0    # Q-mass above the window (sound side)
     m_lo: float = 0.0    # Q-mass below the window (sound side)
     sound: bool = True
+    k_up: float = math.inf  # sound side: log E[e^(lam S)] of the whole law, rounded up
     _sums: tuple | None = field(default=None, repr=False)
 
     # -- tail sums ----------------------------------------------------------
@@ -167,6 +168,24 @@ class _Frame:
         c = lam * math.log(lam) - (1.0 + lam) * math.log1p(lam)
         return base + c - lam * np.asarray(x, dtype=float)
 
+    def _log_chernoff(self, x: np.ndarray | float) -> np.ndarray | float:
+        r"""Sound side: log of :math:`Q[S=\infty] + e^{\bar K(\lambda) + c(\lambda) -
+        \lambda x}` with :math:`\bar K` the whole composed law's cumulant generating
+        function rounded up (``k_up``): the moment bound :math:`(1 - e^{x - s})_+ \le
+        e^{\lambda (s - x) + c(\lambda)}` summed over every atom, in the window or not
+        (no round-off allowance: the function is summed exactly, not transformed). The
+        exponent's own rounding, a few ulps of its terms, is added."""
+        lam = self.lam
+        if not (self.sound and math.isfinite(self.k_up) and lam > 0.0):
+            return np.full(np.shape(x), np.inf) if np.ndim(x) else math.inf
+        c = lam * math.log(lam) - (1.0 + lam) * math.log1p(lam)
+        xa = np.asarray(x, dtype=float)
+        e = self.k_up + c - lam * xa
+        e = e + 8 * EPS * (abs(self.k_up) + abs(c) + lam * np.abs(xa) + 1.0)
+        lq = math.log(self.q_inf) if self.q_inf > 0 else -np.inf
+        out = np.logaddexp(e, lq)
+        return out if np.ndim(x) else float(out)
+
     def _log_sum(self, j: np.ndarray, x: np.ndarray) -> np.ndarray:
         """log of the window sum at loss threshold x on piece j (entries k >= j), rounded
         to this side."""
@@ -196,7 +215,8 @@ class _Frame:
                                  -np.inf)
                 terms.append(math.log(self.m_lo) + g)
             terms.append(self._log_m(x))
-            return _lse(*terms) + math.log1p(self.rel) + 8 * EPS
+            return np.minimum(_lse(*terms) + math.log1p(self.rel) + 8 * EPS,
+                              self._log_chernoff(x))
         lx = _lse(ls, np.full(np.shape(x), math.log(self.q_inf) if self.q_inf > 0
                                 else -np.inf)) + math.log1p(-min(self.rel, 0.5))
         ly = self._log_m(x)
@@ -251,7 +271,8 @@ class _Frame:
                 terms.append(math.log(rest))
             if self.m_lo > 0 and x < self.s[0]:
                 terms.append(math.log(self.m_lo) + _l1mexp(x - float(self.s[0])))
-            return _lse_s(*terms) + math.log1p(self.rel) + 8 * EPS
+            return min(_lse_s(*terms) + math.log1p(self.rel) + 8 * EPS,
+                       self._log_chernoff(x))
         lx = _lse_s(ls, math.log(self.q_inf) if self.q_inf > 0 else -math.inf)
         if lx == -math.inf:
             return -math.inf

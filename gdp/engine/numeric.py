@@ -63,6 +63,7 @@ from .frames import _Frame, _frame_curve
 from .lattice import _BUDGET, _disc_opt, _disc_pess, _Lat
 from .laws import Law
 from .planning import (
+    _FACTOR_CAP,
     _LOG_ETA,
     _LOG_ETA_WIDE,
     _STEPS_PER_OCTAVE,
@@ -93,6 +94,7 @@ class _Level:
     items: Callable[[], list[tuple[_Tilted, int]]]
     shift: float
     q_inf: float
+    exact: bool = True  # kgf is the exact function of the composed lattice law (one level)
 
 
 
@@ -252,22 +254,38 @@ class _Engine:
         end rises to where the factor's tilted mass below is under 1e-20 / (factors)
         (below, the lower tail's Q-mass sits on the lowest point: sound, and negligible
         in the frame)."""
-        mkey = ("w", h, order, beta)
-        if mkey in self._memo:
-            return self._memo[mkey]
         cap = self.acc.max_points if cap is None else min(cap, self.acc.max_points)
-        out = []
-        cuts = self._tilted_lower(order, beta) if beta > 0 else None
-        tol = self._upper_tol(order, beta)
-        for i, fa in enumerate(self.factors(order)):
-            off = self._off(fa.pess, h)
-            # (the other side uses the same windows: what it drops outside only lowers it)
-            ka, kb = _window_of(self._quantiles(fa.pess, tol), h, cap, off)
-            if cuts is not None and math.isfinite(cuts[i]):
-                ka = min(max(ka, int(math.floor((cuts[i] - off) / h)) - 1), kb)
-            out.append((ka, kb))
-        self._memo[mkey] = tuple(out)
-        return self._memo[mkey]
+        mkey = ("w", h, order, beta)
+        if mkey not in self._memo:
+            # (the windows do not depend on the cap; the cap is checked on every call, so
+            # a window computed for a larger cap never passes a smaller one's check)
+            out: list[tuple[int, int]] | None = []
+            cuts = self._tilted_lower(order, beta) if beta > 0 else None
+            tol = self._upper_tol(order, beta)
+            try:
+                for i, fa in enumerate(self.factors(order)):
+                    off = self._off(fa.pess, h)
+                    # (the other side uses the same windows: what it drops outside only
+                    # lowers it)
+                    ka, kb = _window_of(self._quantiles(fa.pess, tol), h,
+                                        self.acc.max_points, off)
+                    if cuts is not None and math.isfinite(cuts[i]):
+                        ka = min(max(ka, int(math.floor((cuts[i] - off) / h)) - 1), kb)
+                    out.append((ka, kb))
+            except ValueError as err:
+                out = None
+                self._memo[("w-err", h, order, beta)] = str(err)
+            self._memo[mkey] = None if out is None else tuple(out)
+        wins = self._memo[mkey]
+        if wins is None:
+            raise ValueError(self._memo[("w-err", h, order, beta)])
+        widest = max((kb - ka + 1 for ka, kb in wins), default=0)
+        if widest > cap:
+            raise ValueError(
+                f"the lattice for one factor needs {widest} points, more than "
+                f"max_points={cap}; pass a larger `grid_step`, a larger `rtol` or a larger "
+                f"`max_points`")
+        return wins
 
     def _tilted_lower(self, order: int, beta: float) -> list[float]:
         """Per factor, a loss below which its tilted mass (tilt ``beta``, from the planning
@@ -417,7 +435,7 @@ class _Engine:
             # would need more (far tails of a factor at a tiny tolerance)
             for _ in range(64):
                 try:
-                    self._windows(hq, order, lam_q, cap=1 << 21)
+                    self._windows(hq, order, lam_q, cap=_FACTOR_CAP)
                     break
                 except ValueError:
                     hq = self._align(_quantise(2.0 * hq, self.h0, _STEPS_PER_OCTAVE))
@@ -447,7 +465,7 @@ class _Engine:
             return None
         hf = _quantise(h / math.sqrt(2.0), self.h0, _STEPS_PER_OCTAVE)
         try:  # (the finer step must keep the factor's lattice as small as one level's)
-            ka, kb = self._windows(hf, order, lam, cap=1 << 21)[0]
+            ka, kb = self._windows(hf, order, lam, cap=_FACTOR_CAP)[0]
         except ValueError:
             return None
         wf = (kb - ka + 1) * hf      # a factor's window
@@ -490,7 +508,7 @@ class _Engine:
         return _Level(r * hf, n * lat.off, _block_kgf(blocks),
                       lambda: [(b.tilted, c) for b, c in blocks],
                       math.fsum(c * b.shift for b, c in blocks),
-                      min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + 2))))
+                      min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + 2))), exact=False)
 
     @staticmethod
     def _block_plan(n: int, width: float, wf: float, h: float, hf: float
@@ -573,8 +591,12 @@ class _Engine:
         with np.errstate(divide="ignore"):
             lc = np.log(comp.c)
         if side == "pess":
+            # (the whole lattice law's Chernoff bound, from its exact cumulant generating
+            # function rounded up, as a second bound: it decides where the frame's
+            # round-off allowance dominates, e.g. at the far end of the support)
+            k_up = float(kl.upper(np.array([lam]))[0]) if lv.exact else math.inf
             fr = _Frame(t, lc, lam, comp.K, comp.rel_up, comp.tau_up, shift, qi, q_hi, q_lo,
-                        True)
+                        True, k_up=k_up if math.isfinite(k_up) else math.inf)
         else:
             fr = _Frame(t, lc, lam, comp.K, comp.rel_lo,
                         comp.tau_lo + (til_hi + til_lo) * math.exp(comp.log_scale) *
@@ -613,10 +635,13 @@ class _Engine:
         two (both bounds on this side)."""
         fr = self.frame(side, order, h, lam)
         v = fr.epsilon(x) if kind == "eps" else fr.delta(x)
-        ref = np.min(x) if kind == "eps" else float(np.min(v))
-        if side == "pess" and fr.m_hi > 1e-3 * ref:
+        # (value by value, so that an answer does not depend on the others asked with it)
+        wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
+        if side == "pess" and np.any(wide):
             fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
-            v = np.minimum(v, fr2.epsilon(x) if kind == "eps" else fr2.delta(x))
+            xw = x[wide]
+            v = v.copy()
+            v[wide] = np.minimum(v[wide], fr2.epsilon(xw) if kind == "eps" else fr2.delta(xw))
         return v
 
     def _refine_step(self, side: str, order: int, h: float, lam: float, x: np.ndarray,
@@ -626,16 +651,20 @@ class _Engine:
         and the step the rule gives at the answer found is below 0.7 of the one used, that
         step (at most three times, each from the answer of the last), and the best of the
         answers (each is a bound on its side; the question alone decides, value by value).
-        On the other side an answer of 0 (nothing certified at that step) takes the step
-        from the sound side's answer."""
+        On the other side an answer below half the sound side's (0 where nothing is
+        certified at that step) takes the step from the sound side's answer."""
         v = v.copy()
         for j, (xj, vj) in enumerate(zip(x.tolist(), v.tolist(), strict=True)):
             info = self._memo.get(("plan-eps", order, "eps", xj))
             if info is None:
                 continue
             est, hj = vj, h
-            if side == "opt" and est == 0.0:
-                est = float(self.answer("pess", order, "eps", np.array([xj]))[0])
+            if side == "opt":
+                # (an answer far below the sound one says little about the true ε: a step
+                # from it would be needlessly fine; the sound answer sets the scale)
+                sound = float(self.answer("pess", order, "eps", np.array([xj]))[0])
+                if est < 0.5 * sound:
+                    est = sound
             for _ in range(3):
                 if not (math.isfinite(est) and 0.0 < est < info[0]):
                     break
@@ -643,6 +672,8 @@ class _Engine:
                 if not h2 < 0.7 * hj:
                     break
                 try:
+                    # (no factor lattice over 2**21 points, as in :meth:`plan`)
+                    self._windows(h2, order, lam, cap=_FACTOR_CAP)
                     w = float(self._in_frames(side, order, h2, lam, "eps", np.array([xj]))[0])
                 except ValueError:
                     break

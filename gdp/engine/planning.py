@@ -23,6 +23,7 @@ __all__: list[str] = []
 _LOG_ETA = math.log(1e-8)    # tilted mass outside a frame's window (each end)
 _LOG_ETA_WIDE = math.log(1e-30)  # ... for the second frame of rare-event questions
 _STEPS_PER_OCTAVE = 4        # grid of lattice steps h0 * 2**(j/4)
+_FACTOR_CAP = 1 << 21        # points of one factor's lattice at a step the engine chooses
 _TILTS_PER_OCTAVE = 8        # grid of tilts 2**(j/8)
 
 
