@@ -288,8 +288,8 @@ class Composition(Bracketed):
         with np.errstate(all="ignore"):
             lo = np.nan_to_num(getattr(self.other, question)(x), nan=lo_nan)
             hi = np.nan_to_num(getattr(self.sound, question)(x), nan=hi_nan)
-        hi = np.clip(hi, 0.0, hi_cap)
-        return np.minimum(np.clip(lo, 0.0, hi_cap), hi), hi
+        hi = np.clip(hi, 0.0, hi_cap) + 0.0   # (+ 0.0: no negative zeros)
+        return np.minimum(np.clip(lo, 0.0, hi_cap), hi) + 0.0, hi
 
     def delta_bounds(self, eps: Any) -> tuple[Any, Any]:
         """``(lower, upper)`` bounds on δ(ε) (ε ≥ 0); :meth:`delta` is the upper one."""
