@@ -288,24 +288,32 @@ class _Engine:
         return wins
 
     def _tilted_lower(self, order: int, beta: float) -> list[float]:
-        """Per factor, a loss below which its tilted mass (tilt ``beta``, from the planning
-        atoms) is under 1e-20 / (factors); all factors at once."""
+        """Per factor, a loss ``c`` whose Q-mass below, were it all at ``c``, would carry at
+        most 1e-12 / (factors) of the factor's tilted mass (tilt ``beta``, from the planning
+        atoms): the lattice's lowest point is at or below ``c`` and the mass below goes to
+        it, so the whole composition's tilted mass moves by at most 1e-12 relative (no
+        bound depends on it: the sound side only rises, the other only falls). All factors
+        at once."""
         t, lq, starts, seg = self._sorted_plan(order)
         F = starts.size
         if t.size == 0:
             return [-math.inf] * F
+        ends = np.concatenate([starts[1:] - 1, [t.size - 1]])
         w = lq + beta * t
         m = np.maximum.reduceat(w, starts)
-        e = np.exp(w - m[seg])
-        c = np.cumsum(e)
+        log_tot = m + np.log(np.add.reduceat(np.exp(w - m[seg]), starts))
+        mq = np.maximum.reduceat(lq, starts)
+        c = np.cumsum(np.exp(lq - mq[seg]))
         base = np.concatenate([[0.0], c[starts[1:] - 1]])
-        cs = c - base[seg]
-        totals = cs[np.concatenate([starts[1:] - 1, [t.size - 1]])]
-        key = seg + cs / totals[seg]                       # increasing across segments
-        cut = 1e-20 / max(self.ntot, 1)
-        j = np.searchsorted(key, np.arange(F) + cut, side="right")
-        ok = j > starts
-        return [float(t[jj - 1]) if o else -math.inf for jj, o in zip(j, ok, strict=True)]
+        with np.errstate(divide="ignore"):
+            # log of (Q-mass up to atom j) e^(beta t_j) / (tilted mass): increasing in j
+            v = np.log(c - base[seg]) + mq[seg] + beta * t - log_tot[seg]
+        ok = v <= math.log(1e-12 / max(self.ntot, 1))
+        # the last atom of each factor passing (atoms pass from the first on)
+        cnt = np.add.reduceat(ok.astype(np.int64), starts)
+        j = starts + cnt - 1
+        return [float(t[jj]) if n > 0 and jj <= e else -math.inf
+                for jj, n, e in zip(j.tolist(), cnt.tolist(), ends.tolist(), strict=True)]
 
     def _sorted_plan(self, order: int) -> tuple[np.ndarray, ...]:
         """The planning atoms of all factors sorted within each factor (losses, log
