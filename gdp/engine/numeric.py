@@ -94,7 +94,8 @@ class _Level:
     items: Callable[[], list[tuple[_Tilted, int]]]
     shift: float
     q_inf: float
-    exact: bool = True  # kgf is the exact function of the composed lattice law (one level)
+    k_up: float = math.inf  # log E[e^(lam S)] of a sound lattice law, rounded up (at the
+    #                         frame's tilt; the whole law's Chernoff bound, see _Frame)
 
 
 
@@ -454,11 +455,13 @@ class _Engine:
         """The factors' lattice laws of one side at step ``h``, to be composed in one
         level."""
         lats = self.lats(side, h, order, lam)
-        return _Level(h, math.fsum(n * lat.off for lat, n in lats), self.kgf(side, h, order, lam),
+        kgf = self.kgf(side, h, order, lam)
+        return _Level(h, math.fsum(n * lat.off for lat, n in lats), kgf,
                       lambda: list(zip(_tilt_many([lat for lat, _ in lats], lam, h),
                                        [n for _, n in lats], strict=True)),
                       math.fsum(n * lat.shift for lat, n in lats),
-                      self.q_infinity(side, h, order, lam))
+                      self.q_infinity(side, h, order, lam),
+                      float(kgf.upper(np.array([lam]))[0]) if side == "pess" else math.inf)
 
     def _blocked(self, order: int, h: float, lam: float, log_eta: float, width: float
                  ) -> _Level | None:
@@ -482,7 +485,8 @@ class _Engine:
         # (the planning law's tilted spread can be far too large for heavy tails: the
         # lattice law's decides)
         lat = self.lats("pess", hf, order, lam)[0][0]
-        (_,), (_,), (v,) = _KGF([(lat, n)], hf)(np.array([lam]))
+        fine = _KGF([(lat, n)], hf)
+        (_,), (_,), (v,) = fine(np.array([lam]))
         width = min(width, 3.0 * math.sqrt(-2.0 * log_eta * max(v, 0.0)) + wf)
         plan_b = self._block_plan(n, width, wf, h, hf)
         if plan_b is None:
@@ -516,7 +520,10 @@ class _Engine:
         return _Level(r * hf, n * lat.off, _block_kgf(blocks),
                       lambda: [(b.tilted, c) for b, c in blocks],
                       math.fsum(c * b.shift for b, c in blocks),
-                      min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + 2))), exact=False)
+                      min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + 2))),
+                      # (the fine lattice law's: the blocks' shift and mass at +inf, which
+                      # the frame uses with it, are at least the fine law's)
+                      float(fine.upper(np.array([lam]))[0]))
 
     @staticmethod
     def _block_plan(n: int, width: float, wf: float, h: float, hf: float
@@ -602,9 +609,8 @@ class _Engine:
             # (the whole lattice law's Chernoff bound, from its exact cumulant generating
             # function rounded up, as a second bound: it decides where the frame's
             # round-off allowance dominates, e.g. at the far end of the support)
-            k_up = float(kl.upper(np.array([lam]))[0]) if lv.exact else math.inf
             fr = _Frame(t, lc, lam, comp.K, comp.rel_up, comp.tau_up, shift, qi, q_hi, q_lo,
-                        True, k_up=k_up if math.isfinite(k_up) else math.inf)
+                        True, k_up=lv.k_up if math.isfinite(lv.k_up) else math.inf)
         else:
             fr = _Frame(t, lc, lam, comp.K, comp.rel_lo,
                         comp.tau_lo + (til_hi + til_lo) * math.exp(comp.log_scale) *

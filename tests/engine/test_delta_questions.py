@@ -1,0 +1,31 @@
+"""δ at ε, the other question. Its frame has its own tilt and step; the sound δ must be
+about as tight as the sound ε: at the sound ε(δ) it is at most δ up to the discretisation
+(here 1%), and where the engine's own ε(1e-15) is far below ε it is negligible.
+
+Found by the δ mode of ``benchmarks/scan_engine_box.py``: the sound δ was 0.0017 for
+σ = 9.89, p = 1.2e-5, T = 99,664 at ε = 0.1 (ε(1e-15) is 0.0025), and 1 for σ = 0.482,
+p = 2.2e-5, T = 1,129,335 at ε = 25.2: the window of a two-level frame lay above ε, all the
+mass below it was charged at the window's bottom, and no Chernoff bound capped it."""
+
+from __future__ import annotations
+
+import pytest
+
+import gdp
+
+
+@pytest.mark.parametrize(("sigma", "p", "steps"), [
+    (9.89, 1.2e-5, 99_664),         # two levels, small p
+    (9.56, 4.5e-6, 1_444_548),      # two levels, long run
+    (0.8, 1e-3, 1000),
+    (1.0, 0.01, 10),
+    (4.72, 1.2e-5, 690_794),
+])
+def test_delta_at_the_sound_epsilon_is_at_most_delta(sigma, p, steps):
+    h = gdp.dpsgd(sigma=sigma, p=p, steps=steps)
+    for d in (1e-6, 1e-12):
+        e = float(h.epsilon(d))
+        assert e > 0
+        assert float(h.delta(e)) <= 1.01 * d
+    e15 = float(h.epsilon(1e-15))
+    assert float(h.delta(10.0 * e15 + 0.1)) <= 1e-15
