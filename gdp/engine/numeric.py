@@ -94,8 +94,10 @@ class _Level:
     items: Callable[[], list[tuple[_Tilted, int]]]
     shift: float
     q_inf: float
-    k_up: float = math.inf  # log E[e^(lam S)] of a sound lattice law, rounded up (at the
-    #                         frame's tilt; the whole law's Chernoff bound, see _Frame)
+    # the exact cumulant generating function of a sound lattice law whose loss shift and
+    # mass at +inf are at most this level's (for the whole law's Chernoff bounds; the
+    # sound side only)
+    sound_kgf: _KGF | None = None
 
 
 
@@ -115,6 +117,7 @@ class _Engine:
         self._kgfs: dict[Any, _KGF] = {}
         self._frames: dict[Any, _Frame] = {}
         self._curves: dict[Any, LossCurve] = {}
+        self._sound: dict[Any, _Level] = {}  # sound frames' levels (Chernoff bounds)
         self._memo: dict[Any, Any] = {}
         self._plans: dict[int, tuple[_KGF, list]] = {}
         self.tol = acc.tail_mass / max(self.ntot, 1) * 1e-3
@@ -461,7 +464,7 @@ class _Engine:
                                        [n for _, n in lats], strict=True)),
                       math.fsum(n * lat.shift for lat, n in lats),
                       self.q_infinity(side, h, order, lam),
-                      float(kgf.upper(np.array([lam]))[0]) if side == "pess" else math.inf)
+                      kgf if side == "pess" else None)
 
     def _blocked(self, order: int, h: float, lam: float, log_eta: float, width: float
                  ) -> _Level | None:
@@ -523,7 +526,7 @@ class _Engine:
                       min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + 2))),
                       # (the fine lattice law's: the blocks' shift and mass at +inf, which
                       # the frame uses with it, are at least the fine law's)
-                      float(fine.upper(np.array([lam]))[0]))
+                      fine)
 
     @staticmethod
     def _block_plan(n: int, width: float, wf: float, h: float, hf: float
@@ -609,8 +612,12 @@ class _Engine:
             # (the whole lattice law's Chernoff bound, from its exact cumulant generating
             # function rounded up, as a second bound: it decides where the frame's
             # round-off allowance dominates, e.g. at the far end of the support)
+            k_up = math.inf
+            if lv.sound_kgf is not None:
+                k_up = float(lv.sound_kgf.upper(np.array([lam]))[0])
+                self._sound[key] = lv
             fr = _Frame(t, lc, lam, comp.K, comp.rel_up, comp.tau_up, shift, qi, q_hi, q_lo,
-                        True, k_up=lv.k_up if math.isfinite(lv.k_up) else math.inf)
+                        True, k_up=k_up if math.isfinite(k_up) else math.inf)
         else:
             fr = _Frame(t, lc, lam, comp.K, comp.rel_lo,
                         comp.tau_lo + (til_hi + til_lo) * math.exp(comp.log_scale) *
@@ -649,6 +656,16 @@ class _Engine:
         two (both bounds on this side)."""
         fr = self.frame(side, order, h, lam)
         v = fr.epsilon(x) if kind == "eps" else fr.delta(x)
+        if side == "pess" and kind == "delta":
+            # a threshold outside the window: the frame's allowances for the mass beyond it
+            # can dominate (e.g. near the far end of a bounded support, where the lattice's
+            # end lies beyond the true one); the whole law's best Chernoff bound caps them
+            xs = x - fr.shift
+            out = (xs < fr.s[0]) | (xs > fr.s[-1])
+            lv = self._sound.get((side, order, h, lam, _LOG_ETA))
+            if lv is not None and np.any(out):
+                v = v.copy()
+                v[out] = np.minimum(v[out], _best_chernoff(lv, x[out]))
         # (value by value, so that an answer does not depend on the others asked with it)
         wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
         if side == "pess" and np.any(wide):
@@ -732,6 +749,39 @@ class _Engine:
                         n_points=int(fr.s.size), tail_bound=fr.m_hi + fr.m_lo,
                         roundoff=fr.tau * math.exp(fr.K), rel_roundoff=fr.rel,
                         loss_shift=fr.shift)
+
+
+def _best_chernoff(lv: _Level, eps: np.ndarray) -> np.ndarray:
+    r"""The whole sound lattice law's Chernoff bound on δ(ε), at its best tilt:
+    :math:`q_\infty + \min_\lambda e^{\bar K(\lambda) + c(\lambda) - \lambda(\varepsilon -
+    \mathrm{shift})}` with :math:`\bar K` rounded up (the tilt solves :math:`K'(\lambda) +
+    c'(\lambda) = x`, increasing in λ; any λ gives a bound). ``q_inf`` where ``x`` is at or
+    above the law's support."""
+    kgf = lv.sound_kgf
+    assert kgf is not None
+    out = np.empty(eps.shape)
+    qi = lv.q_inf
+    (_,), (_,), (v0,) = kgf(np.array([0.0]))
+    sd = math.sqrt(max(v0, lv.h * lv.h))
+    for i, e in enumerate(eps.tolist()):
+        x = e - lv.shift
+        if not math.isfinite(x) or x >= kgf.tmax:
+            out[i] = min(qi, 1.0) if x >= kgf.tmax else 1.0
+            continue
+
+        def G(lam: float, x: float = x) -> tuple[float, float]:
+            _, K1, K2 = kgf(np.array([lam]))
+            _, c1, c2 = _c(lam)
+            return float(K1[0]) + c1 - x, float(K2[0]) + c2
+
+        lam = _increasing_root(G, 1e-8 / sd, 1e15 / sd, 1.0 / sd, 1e-3)
+        c = _c(lam)[0]
+        ku = float(kgf.upper(np.array([lam]))[0])
+        ex = ku + c - lam * x
+        ex += 8 * EPS * (abs(ku) + abs(c) + lam * abs(x) + 1.0)
+        with np.errstate(over="ignore"):
+            out[i] = min(1.0, qi + math.exp(min(ex, 0.0))) if ex < 0 else 1.0
+    return out
 
 
 # ---------------------------------------------------------------------------

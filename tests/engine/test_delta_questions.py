@@ -29,3 +29,11 @@ def test_delta_at_the_sound_epsilon_is_at_most_delta(sigma, p, steps):
         assert float(h.delta(e)) <= 1.01 * d
     e15 = float(h.epsilon(1e-15))
     assert float(h.delta(10.0 * e15 + 0.1)) <= 1e-15
+
+
+def test_delta_just_below_the_top_of_a_long_bounded_order():
+    # the add order's loss is at most -T log(1 - p) = 25.37 here; the lattice's end lies
+    # n steps beyond it, and the frame's tilt (from the planning law) was useless for the
+    # lattice law: delta was 1. The whole law's Chernoff bound at its own best tilt caps it
+    h = gdp.dpsgd(sigma=0.48214108581447596, p=2.2467858704709637e-05, steps=1_129_335)
+    assert float(h.delta(25.204174825592062)) <= 1e-20
