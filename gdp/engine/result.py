@@ -286,8 +286,8 @@ class Composition(Bracketed):
         ``"epsilon"``) at the flat ``x``, a NaN turned into the side's safe value, in
         ``[0, hi_cap]`` and ordered."""
         with np.errstate(all="ignore"):
-            lo = np.nan_to_num(getattr(self.other, question)(x), nan=lo_nan)
-            hi = np.nan_to_num(getattr(self.sound, question)(x), nan=hi_nan)
+            lo = np.nan_to_num(getattr(self.other, question)(x), nan=lo_nan, posinf=np.inf)
+            hi = np.nan_to_num(getattr(self.sound, question)(x), nan=hi_nan, posinf=np.inf)
         hi = np.clip(hi, 0.0, hi_cap) + 0.0   # (+ 0.0: no negative zeros)
         return np.minimum(np.clip(lo, 0.0, hi_cap), hi) + 0.0, hi
 

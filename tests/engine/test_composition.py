@@ -273,3 +273,12 @@ def test_randomized_response_power_beyond_the_float_range_of_alpha():
     assert kov_delta(0.5, 0.0, 10_000, e) <= 1e-5            # sound
     assert kov_delta(0.5, 0.0, 10_000, e * (1 - 1e-9)) > 1e-5  # and tight
     assert_allclose(h.delta(e), kov_delta(0.5, 0.0, 10_000, e), rtol=1e-12)
+
+
+def test_an_uncertified_bracket_end_is_inf_not_the_largest_float():
+    # below the round-off floor of a generic callable nothing is certified: the sound end
+    # is +inf (np.nan_to_num had turned it into 1.8e308)
+    h = gdp.from_callable(lambda a: gdp.G_mu(0.5)(a)) ** 16
+    lo, hi = h.epsilon_bounds(1e-15)
+    assert hi == float("inf") and float(h.epsilon(1e-15)) == float("inf")
+    assert 0.0 < lo < float(gdp.G_mu(2.0).epsilon(1e-15))
