@@ -122,6 +122,22 @@ def _lse_s(*v: float) -> float:
     return m + math.log(math.fsum(math.exp(a - m) for a in v))
 
 
+def _log_moment_bound(k_up: float, lam: float, x: np.ndarray | float, q_inf: float
+                      ) -> np.ndarray | float:
+    r"""log of the moment bound :math:`Q[S=\infty] + e^{\bar K(\lambda) + c(\lambda) -
+    \lambda x}` on δ at the (shifted) threshold ``x``, from :math:`(1 - e^{x - s})_+ \le
+    e^{\lambda(s - x) + c(\lambda)}` summed over the law (``k_up`` = :math:`\bar K(\lambda)`,
+    its cumulant generating function rounded up; :math:`c(\lambda) = \lambda\log\lambda -
+    (1+\lambda)\log(1+\lambda)`, λ > 0). The exponent's own rounding, a few ulps of its
+    terms, is added."""
+    c = lam * math.log(lam) - (1.0 + lam) * math.log1p(lam)
+    xa = np.asarray(x, dtype=float)
+    e = k_up + c - lam * xa
+    e = e + 8 * EPS * (abs(k_up) + abs(c) + lam * np.abs(xa) + 1.0)
+    out = np.logaddexp(e, math.log(q_inf) if q_inf > 0 else -np.inf)
+    return out if np.ndim(x) else float(out)
+
+
 @dataclass(slots=True)
 class _Frame:
     """A composed frame seen from one order (losses ascending) on one side."""
@@ -169,22 +185,12 @@ class _Frame:
         return base + c - lam * np.asarray(x, dtype=float)
 
     def _log_chernoff(self, x: np.ndarray | float) -> np.ndarray | float:
-        r"""Sound side: log of :math:`Q[S=\infty] + e^{\bar K(\lambda) + c(\lambda) -
-        \lambda x}` with :math:`\bar K` the whole composed law's cumulant generating
-        function rounded up (``k_up``): the moment bound :math:`(1 - e^{x - s})_+ \le
-        e^{\lambda (s - x) + c(\lambda)}` summed over every atom, in the window or not
-        (no round-off allowance: the function is summed exactly, not transformed). The
-        exponent's own rounding, a few ulps of its terms, is added."""
-        lam = self.lam
-        if not (self.sound and math.isfinite(self.k_up) and lam > 0.0):
+        """Sound side: :func:`_log_moment_bound` of the whole composed law at this frame's
+        tilt (``k_up``): summed exactly over every atom, in the window or not, with no
+        round-off allowance (nothing is transformed)."""
+        if not (self.sound and math.isfinite(self.k_up) and self.lam > 0.0):
             return np.full(np.shape(x), np.inf) if np.ndim(x) else math.inf
-        c = lam * math.log(lam) - (1.0 + lam) * math.log1p(lam)
-        xa = np.asarray(x, dtype=float)
-        e = self.k_up + c - lam * xa
-        e = e + 8 * EPS * (abs(self.k_up) + abs(c) + lam * np.abs(xa) + 1.0)
-        lq = math.log(self.q_inf) if self.q_inf > 0 else -np.inf
-        out = np.logaddexp(e, lq)
-        return out if np.ndim(x) else float(out)
+        return _log_moment_bound(self.k_up, self.lam, x, self.q_inf)
 
     def _log_sum(self, j: np.ndarray, x: np.ndarray) -> np.ndarray:
         """log of the window sum at loss threshold x on piece j (entries k >= j), rounded

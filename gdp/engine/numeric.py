@@ -59,7 +59,7 @@ from .fourier import (
     _Tilted,
     _window,
 )
-from .frames import _Frame, _frame_curve
+from .frames import _Frame, _frame_curve, _log_moment_bound
 from .lattice import _BUDGET, _disc_opt, _disc_pess, _Lat
 from .laws import Law
 from .planning import (
@@ -255,9 +255,9 @@ class _Engine:
                  ) -> tuple[tuple[int, int], ...]:
         """Each factor's lattice window for one order: its Q-law between the quantiles at
         ``tol`` (above, the truncated mass is charged to +inf); in a tilted frame the lower
-        end rises to where the factor's tilted mass below is under 1e-20 / (factors)
-        (below, the lower tail's Q-mass sits on the lowest point: sound, and negligible
-        in the frame)."""
+        end rises to :meth:`_tilted_lower`'s cut (below, the lower tail's Q-mass sits on
+        the lowest point: sound, and negligible in the frame). Raises ``ValueError`` when
+        a factor's window has more than ``cap`` points (default ``max_points``)."""
         cap = self.acc.max_points if cap is None else min(cap, self.acc.max_points)
         mkey = ("w", h, order, beta)
         if mkey not in self._memo:
@@ -752,21 +752,22 @@ class _Engine:
 
 
 def _best_chernoff(lv: _Level, eps: np.ndarray) -> np.ndarray:
-    r"""The whole sound lattice law's Chernoff bound on δ(ε), at its best tilt:
-    :math:`q_\infty + \min_\lambda e^{\bar K(\lambda) + c(\lambda) - \lambda(\varepsilon -
-    \mathrm{shift})}` with :math:`\bar K` rounded up (the tilt solves :math:`K'(\lambda) +
-    c'(\lambda) = x`, increasing in λ; any λ gives a bound). ``q_inf`` where ``x`` is at or
-    above the law's support."""
+    r"""The whole sound lattice law's moment bound on δ(ε) (:func:`_log_moment_bound`) at
+    its best tilt, which solves :math:`K'(\lambda) + c'(\lambda) = \varepsilon -
+    \mathrm{shift}` (increasing in λ; any λ gives a bound); ``q_inf`` at or above the
+    law's support. 1 where the level carries no exact function."""
     kgf = lv.sound_kgf
-    assert kgf is not None
-    out = np.empty(eps.shape)
-    qi = lv.q_inf
+    out = np.ones(eps.shape)
+    if kgf is None:
+        return out
     (_,), (_,), (v0,) = kgf(np.array([0.0]))
     sd = math.sqrt(max(v0, lv.h * lv.h))
     for i, e in enumerate(eps.tolist()):
         x = e - lv.shift
-        if not math.isfinite(x) or x >= kgf.tmax:
-            out[i] = min(qi, 1.0) if x >= kgf.tmax else 1.0
+        if x >= kgf.tmax:
+            out[i] = min(lv.q_inf, 1.0)
+            continue
+        if not math.isfinite(x):
             continue
 
         def G(lam: float, x: float = x) -> tuple[float, float]:
@@ -775,12 +776,8 @@ def _best_chernoff(lv: _Level, eps: np.ndarray) -> np.ndarray:
             return float(K1[0]) + c1 - x, float(K2[0]) + c2
 
         lam = _increasing_root(G, 1e-8 / sd, 1e15 / sd, 1.0 / sd, 1e-3)
-        c = _c(lam)[0]
-        ku = float(kgf.upper(np.array([lam]))[0])
-        ex = ku + c - lam * x
-        ex += 8 * EPS * (abs(ku) + abs(c) + lam * abs(x) + 1.0)
-        with np.errstate(over="ignore"):
-            out[i] = min(1.0, qi + math.exp(min(ex, 0.0))) if ex < 0 else 1.0
+        ld = _log_moment_bound(float(kgf.upper(np.array([lam]))[0]), lam, x, lv.q_inf)
+        out[i] = math.exp(ld) if ld < 0 else 1.0
     return out
 
 
