@@ -193,7 +193,10 @@ class _KGF:
 
 def _increasing_root(F, lo: float, hi: float, guess: float, rtol: float) -> float:
     """Root in (lo, hi) of an increasing function of x > 0 (safeguarded Newton; ``F``
-    returns the value and the derivative); ``hi`` if F stays negative."""
+    returns the value and the derivative) to a relative ``rtol``: the bracket's upper end
+    once it is that narrow, or Newton's next iterate once its step is a quarter of that
+    (Newton converging from one side brackets the root only by rounding); ``hi`` if F
+    stays negative."""
     x = min(max(guess, lo), hi)
     for _ in range(80):
         v, d = F(x)
@@ -204,6 +207,8 @@ def _increasing_root(F, lo: float, hi: float, guess: float, rtol: float) -> floa
         if hi <= lo * (1.0 + rtol):
             break
         step = x - v / d if d > 0 and math.isfinite(d) and math.isfinite(v) else -1.0
+        if lo < step < hi and abs(step - x) <= 0.25 * rtol * x:
+            return step
         x = step if lo < step < hi else (math.sqrt(lo * hi) if lo > 0 else 0.5 * hi)
     return hi
 
