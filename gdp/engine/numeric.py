@@ -683,7 +683,10 @@ class _Engine:
         step (at most three times, each from the answer of the last), and the best of the
         answers (each is a bound on its side; the question alone decides, value by value).
         On the other side an answer below half the sound side's (0 where nothing is
-        certified at that step) takes the step from the sound side's answer."""
+        certified at that step) takes the step from the sound side's answer. Where the
+        moment bound was more than twice the answer, the frame of the δ question at the
+        answer found (its saddle-point tilt and step) comes first, and the steps are
+        refined at its tilt."""
         v = v.copy()
         for j, (xj, vj) in enumerate(zip(x.tolist(), v.tolist(), strict=True)):
             info = self._memo.get(("plan-eps", order, "eps", xj))
@@ -696,16 +699,34 @@ class _Engine:
                 sound = float(self.answer("pess", order, "eps", np.array([xj]))[0])
                 if est < 0.5 * sound:
                     est = sound
+            lj, sd = lam, info[1]
+            if math.isfinite(est) and 0.0 < est < 0.5 * info[0]:
+                # (the tilt that minimises the moment bound can put the tilted law on a far
+                # tail, cut where the factors' windows end, when the bound is far above the
+                # answer (rare events); the saddle-point tilt of the answer found, with its
+                # step, frames the answer itself)
+                pd = self.plan(order, "delta", est)
+                if pd is not None and pd[1] != lam:
+                    try:
+                        self._windows(pd[0], order, pd[1], cap=_FACTOR_CAP)
+                        w = float(self._in_frames(side, order, pd[0], pd[1], "eps",
+                                                  np.array([xj]))[0])
+                        v[j] = min(v[j], w) if side == "pess" else max(v[j], w)
+                        hj, lj = pd
+                        sd = self._memo[("plan-eps", order, "delta", est)][1]
+                        est = w if 0.0 < w < est else est
+                    except ValueError:
+                        pass
             for _ in range(3):
                 if not (math.isfinite(est) and 0.0 < est < info[0]):
                     break
-                h2 = self.step_for(lam, est, info[1])
+                h2 = self.step_for(lj, est, sd)
                 if not h2 < 0.7 * hj:
                     break
                 try:
                     # (no factor lattice over 2**21 points, as in :meth:`plan`)
-                    self._windows(h2, order, lam, cap=_FACTOR_CAP)
-                    w = float(self._in_frames(side, order, h2, lam, "eps", np.array([xj]))[0])
+                    self._windows(h2, order, lj, cap=_FACTOR_CAP)
+                    w = float(self._in_frames(side, order, h2, lj, "eps", np.array([xj]))[0])
                 except ValueError:
                     break
                 v[j] = min(v[j], w) if side == "pess" else max(v[j], w)
