@@ -619,12 +619,29 @@ class _Engine:
             fr = _Frame(t, lc, lam, comp.K, comp.rel_up, comp.tau_up, shift, qi, q_hi, q_lo,
                         True, k_up=k_up if math.isfinite(k_up) else math.inf)
         else:
-            fr = _Frame(t, lc, lam, comp.K, comp.rel_lo,
-                        comp.tau_lo + (til_hi + til_lo) * math.exp(comp.log_scale) *
-                        (1.0 + comp.rel_up), shift, qi,
+            # (the tilted mass outside the window wraps around into it: an l1 allowance)
+            wrap = (til_hi + til_lo) * math.exp(comp.log_scale) * (1.0 + comp.rel_up)
+            fr = _Frame(t, lc, lam, comp.K, comp.rel_lo, comp.tau_lo + wrap, shift, qi,
                         sound=False)
+            self._memo[("wrap", key)] = wrap
         self._frames[key] = fr
         return fr
+
+    def _wrap_dominates(self, fr: _Frame, key: Any, kind: str, x: np.ndarray,
+                        v: np.ndarray) -> np.ndarray:
+        """Other side: where the allowance for the tilted mass wrapped around from outside
+        the window, at the answer's threshold, exceeds 1e-3 of the answer's δ (or is all
+        there is: an answer of 0), a window holding all but 1e-30 of it may certify more
+        (rare events: the frame's tilt is set by a bulk far below the answer)."""
+        wrap = self._memo.get(("wrap", key), 0.0)
+        if not (wrap > 0 and fr.lam > 0):
+            return np.zeros(x.shape, dtype=bool)
+        lam = fr.lam
+        c = lam * math.log(lam) - (1.0 + lam) * math.log1p(lam)
+        eps, dlt = (np.maximum(v, 0.0), x) if kind == "eps" else (x, v)
+        with np.errstate(over="ignore", invalid="ignore"):
+            allow = wrap * np.exp(fr.K + c - lam * (eps + fr.shift))
+        return ~(allow <= 1e-3 * dlt)
 
     # -- answers ------------------------------------------------------------
     def answer(self, side: str, order: int, kind: str, x: np.ndarray) -> np.ndarray:
@@ -667,6 +684,15 @@ class _Engine:
                 v = v.copy()
                 v[out] = np.minimum(v[out], _best_chernoff(lv, x[out]))
         # (value by value, so that an answer does not depend on the others asked with it)
+        if side == "opt":
+            weak = self._wrap_dominates(fr, (side, order, h, lam, _LOG_ETA), kind, x, v)
+            if np.any(weak):
+                fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
+                xw = x[weak]
+                v = v.copy()
+                v[weak] = np.maximum(v[weak], fr2.epsilon(xw) if kind == "eps"
+                                     else fr2.delta(xw))
+            return v
         wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
         if side == "pess" and np.any(wide):
             fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
