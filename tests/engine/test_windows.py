@@ -24,3 +24,17 @@ def test_exact_atomic_power_composed_with_a_gaussian_is_finite():
     lo, hi = h.epsilon_bounds(1e-5)
     assert math.isfinite(hi) and lo <= h.epsilon(1e-5) == hi
     assert hi <= lo * 1.002
+
+
+def test_a_coarse_planning_law_does_not_widen_the_frame():
+    # sigma=0.489, p=2.5e-6, T=219, delta=1.36e-4, the add order at a tilt of 5793: the
+    # planning law's tail cells put the window's lower end 0.76 below the mean (2.88M
+    # points, 2.6 s) where the lattice law's own Chernoff bound says 0.0024
+    from gdp.engine.numeric import Accuracy, _Engine
+
+    s, p, T, d = 0.48853235439100917, 2.4850131063178464e-06, 219, 0.0001357946707497828
+    e = _Engine([(gdp.poisson_subsample(gdp.G_mu(1 / s), p), T)], Accuracy())
+    h, lam = e.plan(-1, "eps", d)
+    assert e.frame("pess", -1, h, lam).s.size < 100_000
+    # and the answer (0: delta(0) is about 8.5e-5, below the delta asked) is unchanged
+    assert float(gdp.dpsgd(sigma=s, p=p, steps=T).epsilon(d)) == 0.0
