@@ -641,10 +641,9 @@ class _Engine:
         if not (wrap > 0 and fr.lam > 0):
             return np.zeros(x.shape, dtype=bool)
         lam = fr.lam
-        c = lam * math.log(lam) - (1.0 + lam) * math.log1p(lam)
         eps, dlt = (np.maximum(v, 0.0), x) if kind == "eps" else (x, v)
         with np.errstate(over="ignore", invalid="ignore"):
-            allow = wrap * np.exp(fr.K + c - lam * (eps + fr.shift))
+            allow = wrap * np.exp(fr.K + _c(lam)[0] - lam * (eps + fr.shift))
         return ~(allow <= 1e-3 * dlt)
 
     # -- answers ------------------------------------------------------------
@@ -674,7 +673,10 @@ class _Engine:
         window holds all but 1e-8 of the tilted mass; where the moment bound is far above
         the truth (rare events: small p T, tiny δ) the untilted mass above it can exceed
         the δ asked; then a frame with a window at 1e-30 as well, and the better of the
-        two (both bounds on this side)."""
+        two (both bounds on this side). The other side does the same where its allowance
+        for the tilted mass wrapped around from outside the window dominates the answer
+        (:meth:`_wrap_dominates`); the sound side's δ at an ε outside the window is capped
+        by the whole lattice law's Chernoff bound at its best tilt."""
         fr = self.frame(side, order, h, lam)
         v = fr.epsilon(x) if kind == "eps" else fr.delta(x)
         if side == "pess" and kind == "delta":
@@ -744,7 +746,8 @@ class _Engine:
                         v[j] = min(v[j], w) if side == "pess" else max(v[j], w)
                         hj, lj = pd
                         sd = self._memo[("plan-eps", order, "delta", est)][1]
-                        est = w if 0.0 < w < est else est
+                        if side == "pess" and 0.0 < w < est:  # (the other side keeps the
+                            est = w                            # sound answer's scale)
                     except ValueError:
                         pass
             for _ in range(3):
