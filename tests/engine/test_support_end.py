@@ -26,7 +26,7 @@ def test_delta_near_the_top_of_a_bounded_order_is_bracketed_tightly(sigma, p, st
     assert float(h.delta(eps)) == hi
 
 
-def test_the_chernoff_cap_never_lifts_a_sound_answer():
+def test_with_the_chernoff_cap_answers_stay_above_the_truth():
     # G_2 computed numerically (16 factors of G_0.5 through a generic callable): the
     # sound side stays at or above the closed form across the range
     f = gdp.from_callable(lambda a: gdp.G_mu(0.5)(a))
