@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 import gdp
+from gdp.engine.numeric import Accuracy, _Engine
+from gdp.engine.planning import _FACTOR_CAP
 
 EPSILONS = [0.05, 1.0, 3.0]
 CONFIGS = [  # sigma, p, steps, deltas
@@ -43,3 +45,15 @@ def test_answers_do_not_depend_on_earlier_or_companion_questions(sigma, p, steps
     assert got.tolist() == [fresh_eps[d][1] for d in deltas]
     got = np.asarray(g.delta(np.array(EPSILONS)), dtype=float)
     assert got.tolist() == [fresh_delta[e][1] for e in EPSILONS]
+
+
+def test_a_window_cached_under_a_larger_cap_still_fails_a_smaller_one():
+    # the window memo ignored the cap: a window computed under max_points (2**23), e.g. by
+    # a step refinement, later passed the 2**21 check a plan makes, so the step (and the
+    # answer) depended on what had been asked before
+    e = _Engine([(gdp.laplace(1.0), 3)], Accuracy())
+    h = 2.0 / (3 << 20)          # the factor's support [-1, 1]: about 3.1M points
+    wins = e._windows(h, 1, 0.0)
+    assert max(kb - ka + 1 for ka, kb in wins) > _FACTOR_CAP
+    with pytest.raises(ValueError, match="max_points"):
+        e._windows(h, 1, 0.0, cap=_FACTOR_CAP)
