@@ -3,9 +3,11 @@ about as tight as the sound ε: at the sound ε(δ) it is at most δ up to the d
 (here 1%), and where the engine's own ε(1e-15) is far below ε it is negligible.
 
 Found by the δ mode of ``benchmarks/scan_engine_box.py``: the sound δ was 0.0017 for
-σ = 9.89, p = 1.2e-5, T = 99,664 at ε = 0.1 (ε(1e-15) is 0.0025), and 1 for σ = 0.482,
-p = 2.2e-5, T = 1,129,335 at ε = 25.2: the window of a two-level frame lay above ε, all the
-mass below it was charged at the window's bottom, and no Chernoff bound capped it."""
+σ = 9.89, p = 1.2e-5, T = 99,664 at ε = 0.1 (ε(1e-15) is 0.0025: the window of a two-level
+frame lay above ε, all the mass below it was charged at the window's bottom, and no
+Chernoff bound capped it), and 1 for σ = 0.482, p = 2.2e-5, T = 1,129,335 at ε = 25.2 (just
+below the add order's top, where the frame's tilt, from the planning law, was useless for
+the lattice law)."""
 
 from __future__ import annotations
 
