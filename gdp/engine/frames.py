@@ -122,15 +122,22 @@ def _lse_s(*v: float) -> float:
     return m + math.log(math.fsum(math.exp(a - m) for a in v))
 
 
+def _c(lam: float) -> tuple[float, float, float]:
+    r""":math:`c(\lambda) = \lambda\log\lambda - (1+\lambda)\log(1+\lambda)` (λ > 0),
+    the log of :math:`\max_u (1 - e^{-u})_+ e^{-\lambda u}`, and its first two
+    derivatives."""
+    return (lam * math.log(lam) - (1.0 + lam) * math.log1p(lam),
+            math.log(lam) - math.log1p(lam), 1.0 / (lam * (1.0 + lam)))
+
+
 def _log_moment_bound(k_up: float, lam: float, x: np.ndarray | float, q_inf: float
                       ) -> np.ndarray | float:
     r"""log of the moment bound :math:`Q[S=\infty] + e^{\bar K(\lambda) + c(\lambda) -
     \lambda x}` on δ at the (shifted) threshold ``x``, from :math:`(1 - e^{x - s})_+ \le
     e^{\lambda(s - x) + c(\lambda)}` summed over the law (``k_up`` = :math:`\bar K(\lambda)`,
-    its cumulant generating function rounded up; :math:`c(\lambda) = \lambda\log\lambda -
-    (1+\lambda)\log(1+\lambda)`, λ > 0). The exponent's own rounding, a few ulps of its
-    terms, is added."""
-    c = lam * math.log(lam) - (1.0 + lam) * math.log1p(lam)
+    its cumulant generating function rounded up; :func:`_c`, λ > 0). The exponent's own
+    rounding, a few ulps of its terms, is added."""
+    c = _c(lam)[0]
     xa = np.asarray(x, dtype=float)
     e = k_up + c - lam * xa
     e = e + 8 * EPS * (abs(k_up) + abs(c) + lam * np.abs(xa) + 1.0)
@@ -154,6 +161,8 @@ class _Frame:
     m_lo: float = 0.0    # Q-mass below the window (sound side)
     sound: bool = True
     k_up: float = math.inf  # sound side: log E[e^(lam S)] of the whole law, rounded up
+    wrap: float = 0.0       # other side: the part of tau for the tilted mass wrapped
+    #                         around from outside the window
     _sums: tuple | None = field(default=None, repr=False)
 
     # -- tail sums ----------------------------------------------------------
@@ -181,8 +190,7 @@ class _Frame:
         base = math.log(self.tau) + self.K
         if lam <= 0.0:
             return np.full(np.shape(x), base)
-        c = lam * math.log(lam) - (1.0 + lam) * math.log1p(lam)
-        return base + c - lam * np.asarray(x, dtype=float)
+        return base + _c(lam)[0] - lam * np.asarray(x, dtype=float)
 
     def _log_chernoff(self, x: np.ndarray | float) -> np.ndarray | float:
         """Sound side: :func:`_log_moment_bound` of the whole composed law at this frame's
@@ -267,7 +275,7 @@ class _Frame:
             lm = math.log(self.tau) + self.K
             if self.lam > 0:
                 lam = self.lam
-                lm += lam * math.log(lam) - (1.0 + lam) * math.log1p(lam) - lam * x
+                lm += _c(lam)[0] - lam * x
         else:
             lm = -math.inf
         if self.sound:

@@ -59,7 +59,7 @@ from .fourier import (
     _Tilted,
     _window,
 )
-from .frames import _Frame, _frame_curve, _log_moment_bound
+from .frames import _c, _Frame, _frame_curve, _log_moment_bound
 from .lattice import _BUDGET, _disc_opt, _disc_pess, _Lat
 from .laws import Law
 from .planning import (
@@ -68,7 +68,6 @@ from .planning import (
     _LOG_ETA_WIDE,
     _STEPS_PER_OCTAVE,
     _TILTS_PER_OCTAVE,
-    _c,
     _Factor,
     _factors,
     _offset,
@@ -156,7 +155,7 @@ class _Engine:
             return self.tol
         K, K1, _ = self.plan_kgf(order)(np.array([beta]))
         lam = beta
-        ld = float(K[0]) - lam * float(K1[0]) + lam * math.log(lam) - (1 + lam) * math.log1p(lam)
+        ld = float(K[0]) - lam * float(K1[0]) + _c(lam)[0]
         ld = min(ld, 0.0)
         tol = 1e-4 * math.exp(ld) / max(self.ntot, 1)
         return min(max(tol, self.tol), 1e-12 / max(self.ntot, 1))
@@ -626,24 +625,22 @@ class _Engine:
             # (the tilted mass outside the window wraps around into it: an l1 allowance)
             wrap = (til_hi + til_lo) * math.exp(comp.log_scale) * (1.0 + comp.rel_up)
             fr = _Frame(t, lc, lam, comp.K, comp.rel_lo, comp.tau_lo + wrap, shift, qi,
-                        sound=False)
-            self._memo[("wrap", key)] = wrap
+                        sound=False, wrap=wrap)
         self._frames[key] = fr
         return fr
 
-    def _wrap_dominates(self, fr: _Frame, key: Any, kind: str, x: np.ndarray,
-                        v: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _wrap_dominates(fr: _Frame, kind: str, x: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Other side: where the allowance for the tilted mass wrapped around from outside
         the window, at the answer's threshold, exceeds 1e-3 of the answer's δ (or is all
         there is: an answer of 0), a window holding all but 1e-30 of it may certify more
         (rare events: the frame's tilt is set by a bulk far below the answer)."""
-        wrap = self._memo.get(("wrap", key), 0.0)
-        if not (wrap > 0 and fr.lam > 0):
+        if not (fr.wrap > 0 and fr.lam > 0):
             return np.zeros(x.shape, dtype=bool)
         lam = fr.lam
         eps, dlt = (np.maximum(v, 0.0), x) if kind == "eps" else (x, v)
         with np.errstate(over="ignore", invalid="ignore"):
-            allow = wrap * np.exp(fr.K + _c(lam)[0] - lam * (eps + fr.shift))
+            allow = fr.wrap * np.exp(fr.K + _c(lam)[0] - lam * (eps + fr.shift))
         return ~(allow <= 1e-3 * dlt)
 
     # -- answers ------------------------------------------------------------
@@ -690,21 +687,16 @@ class _Engine:
                 v = v.copy()
                 v[out] = np.minimum(v[out], _best_chernoff(lv, x[out]))
         # (value by value, so that an answer does not depend on the others asked with it)
-        if side == "opt":
-            weak = self._wrap_dominates(fr, (side, order, h, lam, _LOG_ETA), kind, x, v)
-            if np.any(weak):
-                fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
-                xw = x[weak]
-                v = v.copy()
-                v[weak] = np.maximum(v[weak], fr2.epsilon(xw) if kind == "eps"
-                                     else fr2.delta(xw))
-            return v
-        wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
-        if side == "pess" and np.any(wide):
+        if side == "pess":
+            wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
+        else:
+            wide = self._wrap_dominates(fr, kind, x, v)
+        if np.any(wide):
             fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
             xw = x[wide]
             v = v.copy()
-            v[wide] = np.minimum(v[wide], fr2.epsilon(xw) if kind == "eps" else fr2.delta(xw))
+            v[wide] = _best(side, v[wide], fr2.epsilon(xw) if kind == "eps"
+                            else fr2.delta(xw))
         return v
 
     def _refine_step(self, side: str, order: int, h: float, lam: float, x: np.ndarray,
@@ -743,7 +735,7 @@ class _Engine:
                         self._windows(pd[0], order, pd[1], cap=_FACTOR_CAP)
                         w = float(self._in_frames(side, order, pd[0], pd[1], "eps",
                                                   np.array([xj]))[0])
-                        v[j] = min(v[j], w) if side == "pess" else max(v[j], w)
+                        v[j] = _best(side, v[j], w)
                         hj, lj = pd
                         sd = self._memo[("plan-eps", order, "delta", est)][1]
                         if side == "pess" and 0.0 < w < est:  # (the other side keeps the
@@ -762,7 +754,7 @@ class _Engine:
                     w = float(self._in_frames(side, order, h2, lj, "eps", np.array([xj]))[0])
                 except ValueError:
                     break
-                v[j] = min(v[j], w) if side == "pess" else max(v[j], w)
+                v[j] = _best(side, v[j], w)
                 est, hj = (w if w > 0 else est), h2
         return v
 
@@ -803,6 +795,12 @@ class _Engine:
                         n_points=int(fr.s.size), tail_bound=fr.m_hi + fr.m_lo,
                         roundoff=fr.tau * math.exp(fr.K), rel_roundoff=fr.rel,
                         loss_shift=fr.shift)
+
+
+def _best(side: str, a: Any, b: Any) -> Any:
+    """The better of two bounds on one side: the lower on the sound side (upper bounds),
+    the higher on the other."""
+    return np.minimum(a, b) if side == "pess" else np.maximum(a, b)
 
 
 def _best_chernoff(lv: _Level, eps: np.ndarray) -> np.ndarray:

@@ -140,12 +140,6 @@ def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
     return ka, max(kb, ka)
 
 
-def _c(lam: float) -> tuple[float, float, float]:
-    """c(lam) = lam log lam - (1 + lam) log(1 + lam) and its first two derivatives."""
-    return (lam * math.log(lam) - (1.0 + lam) * math.log1p(lam),
-            math.log(lam) - math.log1p(lam), 1.0 / (lam * (1.0 + lam)))
-
-
 def _quantise(x: float, unit: float, per_octave: int, down: bool = True) -> float:
     j = math.log2(x / unit) * per_octave
     j = math.floor(j + 1e-9) if down else round(j)
