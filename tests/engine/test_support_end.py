@@ -33,3 +33,29 @@ def test_with_the_chernoff_cap_answers_stay_above_the_truth():
     h = f ** 16
     for eps in (0.5, 2.0, 6.0, 9.0):
         assert float(h.delta(eps)) >= float(gdp.G_mu(2.0).delta(eps))
+
+
+def test_best_tilt_chernoff_is_above_the_exact_profile_of_its_law():
+    # the cap applies the moment bound to the whole sound lattice law, whose losses may lie
+    # up to `shift` below the true ones; on a law whose profile is known exactly (a
+    # binomial: n copies of two atoms) it must never be below that profile at eps - shift,
+    # at any threshold up to the top of the support (a shift taken the wrong way, by 0.1
+    # in all, moves the profile by more than the bound's slack, a factor 3 to 12 here)
+    import mpmath
+    import numpy as np
+
+    from gdp.engine.fourier import _KGF
+    from gdp.engine.numeric import _best_chernoff, _Level
+
+    a, b, qa, qb, n = 0.02, 0.05, 0.7, 0.2, 200   # P-masses qa e^a + qb e^-b <= 1
+    kgf = _KGF.of_atoms([(np.array([-a, b]), np.array([qa, qb]), n)])
+    shift = 0.05
+    lv = _Level(1e-3, 0.0, kgf, lambda: [], shift, 0.0, kgf)
+    for eps in (0.0, 1.0, 3.0, 6.0, 9.0, 9.9):
+        exact = mpmath.fsum(
+            mpmath.binomial(n, k) * mpmath.mpf(qb) ** k * mpmath.mpf(qa) ** (n - k)
+            * max(mpmath.mpf(0), 1 - mpmath.exp(eps - shift - (k * b - (n - k) * a)))
+            for k in range(n + 1))
+        bound = float(_best_chernoff(lv, np.array([eps]))[0])
+        assert bound >= float(exact) * (1 - 1e-12)
+        assert bound <= 1.0
