@@ -129,6 +129,7 @@ class _KGF:
                              np.diff(np.concatenate([self.starts, [self.t.size]])))
         self.tmin, self.tmax = lo, hi  # support of the composed law
         self.scale = float(np.max(np.abs(self.t)))
+        self._memo: dict = {}
 
     def pooled(self, width: float) -> _KGF:
         r"""An approximation for choosing windows: each factor's atoms pooled into cells of
@@ -151,6 +152,7 @@ class _KGF:
         obj.lq = m + np.log(s)
         obj.seg = seg[cut]
         obj.starts = np.searchsorted(cut, self.starts).astype(np.int64)
+        obj._memo = {}
         return obj
 
     def power(self, m: int) -> _KGF:
@@ -159,15 +161,29 @@ class _KGF:
         obj.__dict__.update(self.__dict__)
         obj.n = self.n * m
         obj.tmin, obj.tmax = self.tmin * m, self.tmax * m
+        obj._memo = {}
         return obj
 
     def __call__(self, betas: np.ndarray, derivs: bool = True
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(K, K', K'') at each tilt (vector ``betas``)."""
+        """(K, K', K'') at each tilt (vector ``betas``; read-only arrays, remembered: the
+        planner, the windows and the frames ask the same tilts again)."""
         b = np.atleast_1d(np.asarray(betas, dtype=float))
+        key = (b.tobytes(), True)
+        if key in self._memo:
+            return self._memo[key]
+        if not derivs and (b.tobytes(), False) in self._memo:
+            return self._memo[(b.tobytes(), False)]
+        out = self._eval(b, derivs)
+        for a in out:
+            a.setflags(write=False)
+        self._memo[(b.tobytes(), derivs)] = out
+        return out
+
+    def _eval(self, b: np.ndarray, derivs: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self.empty:
             z = np.zeros(b.shape)
-            return np.full(b.shape, -np.inf), z, z
+            return np.full(b.shape, -np.inf), z, z.copy()
         w = self.lq[None, :] + b[:, None] * self.t[None, :]
         m = np.maximum.reduceat(w, self.starts, axis=1)
         e = np.exp(w - m[:, self.seg])
@@ -505,6 +521,10 @@ def _spectrum(x: np.ndarray, g: float) -> tuple[np.ndarray, float]:
 
     N = x.size
     tot = float(_sum(x))
+    if N >= 64 and not float(np.max(x)) >= 0.125 * tot:
+        # (four entries below an eighth each hold less than half: the selection below, an
+        # O(N) partition several times dearer than the transform, cannot succeed)
+        return sfft.rfft(x), g * tot
     top = np.sort(np.argpartition(x, -4)[-4:]) if N > 4 else np.arange(N)
     mt = float(_sum(x[top]))
     if not mt >= 0.5 * tot or N < 64:

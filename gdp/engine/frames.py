@@ -138,10 +138,12 @@ def _log_moment_bound(k_up: float, lam: float, x: np.ndarray | float, q_inf: flo
     its cumulant generating function rounded up; :func:`_c`, λ > 0). The exponent's own
     rounding, a few ulps of its terms, is added."""
     c = _c(lam)[0]
-    xa = np.asarray(x, dtype=float)
-    e = k_up + c - lam * xa
-    e = e + 8 * EPS * (abs(k_up) + abs(c) + lam * np.abs(xa) + 1.0)
-    out = np.logaddexp(e, math.log(q_inf) if q_inf > 0 else -np.inf)
+    xa = x if isinstance(x, float) else np.asarray(x, dtype=float)
+    e = k_up + c - lam * xa + 8 * EPS * (abs(k_up) + abs(c) + lam * abs(xa) + 1.0)
+    lq = math.log(q_inf) if q_inf > 0 else -math.inf
+    if isinstance(e, float):  # (a scalar: the root searches ask one point at a time)
+        return _lse_s(e, lq)
+    out = np.logaddexp(e, lq)
     return out if np.ndim(x) else float(out)
 
 
@@ -386,15 +388,35 @@ class _Frame:
         return max(e - 4 * EPS * (1.0 + abs(e)), 0.0)
 
     def _bisect1(self, j: int, lo: float, hi: float, t: float) -> tuple[float, float]:
-        """Bisection on piece j for the crossing of log δ = t (above at lo, not at hi)."""
-        for _ in range(80):
-            mid = 0.5 * (lo + hi)
-            if mid <= lo or mid >= hi:
+        """The crossing of log δ = t on piece j (above at lo, not at hi), bracketed to
+        1e-12 of the piece or a few ulps: false position with the Illinois modification
+        (the profile is smooth and monotone on a piece), halving the bracket where a
+        value is not finite or the step leaves it. Each end keeps its side of t, so either
+        is as valid as bisection's."""
+        tol = max(1e-12 * (hi - lo), 4 * EPS * max(abs(lo), abs(hi)))
+        flo = fhi = math.nan
+        last = 0
+        for _ in range(200):
+            if not hi - lo > tol:
                 break
-            if self._ld(j, mid) <= t:
-                hi = mid
+            x = 0.5 * (lo + hi)
+            if math.isfinite(flo) and math.isfinite(fhi) and flo > fhi:
+                y = lo + (hi - lo) * flo / (flo - fhi)
+                if lo < y < hi:
+                    x = y
+            if not lo < x < hi:
+                break
+            f = self._ld(j, x) - t
+            if f <= 0:
+                hi, fhi = x, f
+                if last < 0:
+                    flo *= 0.5
+                last = -1
             else:
-                lo = mid
+                lo, flo = x, f
+                if last > 0:
+                    fhi *= 0.5
+                last = 1
         return lo, hi
 
 
