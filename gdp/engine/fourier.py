@@ -43,6 +43,7 @@ Imports: the ground floor and :mod:`gdp.engine.lattice`.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -521,21 +522,36 @@ def _spectrum(x: np.ndarray, g: float) -> tuple[np.ndarray, float]:
 
     N = x.size
     tot = float(_sum(x))
-    if N >= 64 and not float(np.max(x)) >= 0.125 * tot:
-        # (four entries below an eighth each hold less than half: the selection below, an
-        # O(N) partition several times dearer than the transform, cannot succeed)
-        return sfft.rfft(x), g * tot
-    top = np.sort(np.argpartition(x, -4)[-4:]) if N > 4 else np.arange(N)
+    # (the four largest of the entries of at least 1/64 of the mass: those below hold
+    # less than 1/16 together)
+    cand = np.flatnonzero(x >= tot / 64.0) if N >= 64 else np.zeros(0, dtype=np.int64)
+    top = np.sort(cand[np.argsort(x[cand], kind="stable")[-4:]])
     mt = float(_sum(x[top]))
-    if not mt >= 0.5 * tot or N < 64:
+    if not mt >= 0.5 * tot:
         return sfft.rfft(x), g * tot
     rest = x.copy()
     rest[top] = 0.0
     Z = sfft.rfft(rest)
     m = np.arange(N // 2 + 1, dtype=np.int64)
+    roots = _roots(N)
     for k in top.tolist():
-        Z += x[k] * np.exp((-2j * math.pi / N) * ((m * k) % N))
+        Z += x[k] * roots[(m * k) % N]
     return Z, g * (tot - mt) + 16 * EPS * mt + 8 * EPS * tot
+
+
+def _roots(N: int) -> np.ndarray:
+    r""":math:`e^{-2\pi i j/N}` for j = 0 … N-1 (the phases of exact entries, reduced in
+    integers); the last two lengths up to 2**20 are kept (read-only)."""
+    if N > 1 << 20:
+        return np.exp((-2j * math.pi / N) * np.arange(N, dtype=np.int64))
+    return _roots_kept(N)
+
+
+@functools.lru_cache(maxsize=2)
+def _roots_kept(N: int) -> np.ndarray:
+    r = np.exp((-2j * math.pi / N) * np.arange(N, dtype=np.int64))
+    r.setflags(write=False)
+    return r
 
 
 def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int

@@ -111,12 +111,21 @@ def norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Differences are taken on the side of the shorter tail, so each mass is accurate to a
     few ulps of the tail probabilities involved (no cancellation against 1).
     """
-    z = as_real_array("z", z, finite=False, max_ndim=1, min_size=2)
-    s = special.ndtr(-z)
-    c = special.ndtr(z)
+    return _norm_cells(as_real_array("z", z, finite=False, max_ndim=1, min_size=2))
+
+
+def _norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`norm_cells` of ascending edges already checked: one pass of ``ndtr`` at
+    :math:`-|z|` gives the upper tail at every edge from 0 up and the lower tail below 0;
+    only the edge above a cell that straddles 0 needs its lower tail besides."""
+    t = special.ndtr(-np.abs(z))    # the shorter tail at each edge
     up = z[:-1] >= 0
-    mass = np.where(up, s[:-1] - s[1:], c[1:] - c[:-1])
-    err = 4.0 * EPS * (np.where(up, s[:-1] + s[1:], c[1:] + c[:-1]) + np.abs(mass))
+    c1 = t[1:].copy()               # lower tail at the cells' upper edges (z < 0 there)
+    cross = np.flatnonzero(~up & (z[1:] >= 0))
+    if cross.size:
+        c1[cross] = special.ndtr(z[1:][cross])
+    mass = np.where(up, t[:-1] - t[1:], c1 - t[:-1])
+    err = 4.0 * EPS * (np.where(up, t[:-1] + t[1:], c1 + t[:-1]) + np.abs(mass))
     return np.maximum(mass, 0.0), err
 
 
@@ -162,8 +171,8 @@ class GaussianLaw(_MuLaw):
         with np.errstate(all="ignore"):
             zp = (edges + 0.5 * m * m) / m
             zq = (edges - 0.5 * m * m) / m
-        P, ep = norm_cells(zp)
-        Q, eq = norm_cells(zq)
+        P, ep = _norm_cells(zp)
+        Q, eq = _norm_cells(zq)
         return P, Q, ep, eq
 
     def quantiles(self, tol):
