@@ -426,8 +426,9 @@ def _conv_chunk(items: list[_Tilted]) -> tuple[_Tilted, float]:
     r"""Linear convolution of several tilted factors in one batched transform (length at
     least the combined support, so nothing wraps) and the :math:`\ell_1` bound of its
     error: with each transform off by at most :math:`\gamma` per coefficient (mass 1), the
-    product is off by at most :math:`\prod_j(|Z_j| + \gamma) - \prod_j |Z_j|`; the
-    inverse transform adds at most :math:`\min(\gamma\sum|Y|, \gamma\sqrt L\|c\|_2)`."""
+    product is off by at most :math:`\prod_j(|Z_j| + \gamma) - \prod_j |Z_j|` (both
+    products formed by multiplication, their rounding charged); the inverse transform
+    adds at most :math:`\min(\gamma\sum|Y|, \gamma\sqrt L\|c\|_2)`."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     tot = sum(it.w.size for it in items) - len(items) + 1
@@ -439,11 +440,14 @@ def _conv_chunk(items: list[_Tilted]) -> tuple[_Tilted, float]:
     Y = np.multiply.reduce(Z, axis=0)
     g = _gamma(L)
     a = np.sqrt(Z.real * Z.real + Z.imag * Z.imag)
-    with np.errstate(divide="ignore"):
-        up = np.exp(np.add.reduce(np.log(a + g), axis=0))
-        mag = np.exp(np.add.reduce(np.log(a), axis=0))
+    k = len(items)
+    with np.errstate(under="ignore"):
+        up = np.multiply.reduce(a + g, axis=0)
+        mag = np.multiply.reduce(a, axis=0)
     aY = np.abs(Y)
-    err = 2.0 * float(_sum(up - mag + aY * (len(items) + 4) * EPS))
+    # (the two products, by multiplication: each off by at most 2k half-ulps relative,
+    # charged on the larger, and by an underflow below 1e-300)
+    err = 2.0 * float(_sum(up - mag + up * (2 * k + 2) * EPS + aY * (k + 4) * EPS + 1e-300))
     c = sfft.irfft(Y, L)[:tot]
     err += min(2.0 * g * float(_sum(aY)), math.sqrt(L) * g * float(np.sqrt(_sum(c * c))))
     return _Tilted(sum(it.k0 for it in items), np.maximum(c, 0.0),
