@@ -70,6 +70,7 @@ from .planning import (
     _TILTS_PER_OCTAVE,
     _Factor,
     _factors,
+    _gauss_eps,
     _offset,
     _plan_atoms,
     _quantise,
@@ -396,7 +397,13 @@ class _Engine:
     # -- tilts --------------------------------------------------------------
     def plan(self, order: int, kind: str, x: float) -> tuple[float, float] | None:
         """(h, lam) of the frame answering ε at δ = x (``kind='eps'``) or δ at ε = x
-        (``kind='delta'``) for one order; None when the answer needs no frame."""
+        (``kind='delta'``) for one order; None when the answer needs no frame.
+
+        ε at δ: the tilt minimising the moment (Chernoff) bound, with the step for the ε
+        that bound gives; but where the Gaussian estimate of the answer
+        (:func:`~gdp.engine.planning._gauss_eps`) is under half that ε, the frame of the δ
+        question at the estimate. δ at ε: the saddle-point tilt of the moment bound at
+        ε."""
         h = self.h0
         kgf = self.plan_kgf(order)
         if kgf.empty:
@@ -438,6 +445,16 @@ class _Engine:
             K, K1, K2 = F(lam)
             eps = x
         sd = math.sqrt(max(K2, 0.0))
+        if kind == "eps":
+            # (where the answer is estimated at under half the Chernoff ε, the frame of the
+            # δ question at the estimate, which :meth:`_refine_step` would otherwise add
+            # after a first frame at the Chernoff tilt: rare events, long runs at small p)
+            est = _gauss_eps(K, K1, K2, lam, lr, eps)
+            pd = self.plan(order, "delta", est) if 0.0 < est < 0.5 * eps else None
+            if pd is not None:
+                sd_d = self._memo[("plan-eps", order, "delta", est)][1]
+                self._memo[("plan-eps", order, kind, x)] = (eps, sd_d)
+                return pd
         hq = self.step_for(lam, max(eps, 0.0), sd if sd > 0 else sd0)
         self._memo[("plan-eps", order, kind, x)] = (eps, sd if sd > 0 else sd0)
         lam_q = _quantise(lam, 1.0, _TILTS_PER_OCTAVE, down=False)

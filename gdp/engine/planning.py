@@ -140,6 +140,58 @@ def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
     return ka, max(kb, ka)
 
 
+def _gauss_eps(k: float, k1: float, k2: float, lam: float, log_delta: float,
+               eps_c: float) -> float:
+    r"""An estimate of ε(δ) for planning only (never for a bound), from the cumulant
+    generating function at the Chernoff tilt λ (``k, k1, k2``: K, K', K'' there) with
+    the tilted law taken as Gaussian:
+
+    .. math:: \delta(x) = e^{K - \lambda x}\, E_\lambda\big[e^{-\lambda Y}
+              (1 - e^{-Y})_+\big] \approx e^{K - \lambda x - \mu^2/2v}\,
+              \tfrac12\Big(\mathrm{erfcx}\,\tfrac{\lambda s - \mu/s}{\sqrt2}
+              - \mathrm{erfcx}\,\tfrac{(\lambda+1) s - \mu/s}{\sqrt2}\Big)
+
+    with :math:`Y = S - x \sim N(\mu, v)` under the tilt, :math:`\mu = K' - x`,
+    :math:`s = \sqrt v = \sqrt{K''}`: the hockey-stick kernel integrated against the
+    Gaussian exactly (Bahadur and Rao's correction to the Chernoff bound ``eps_c``, which
+    the estimate never exceeds), solved for x by bisection to 1e-4 relative. ``eps_c``
+    where the law is degenerate."""
+    from scipy import special  # loaded on first use (import time)
+
+    if not (lam > 0 and k2 > 0 and math.isfinite(eps_c) and math.isfinite(k1)):
+        return eps_c
+    sd = math.sqrt(k2)
+
+    def lerfcx(a: float) -> float:   # log erfcx, with its asymptote far on the left
+        return math.log(2.0) + a * a if a < -25.0 else math.log(float(special.erfcx(a)))
+
+    def above(x: float) -> bool:     # the estimate of δ(x) exceeds δ
+        r = (k1 - x) / sd
+        la1 = lerfcx((lam * sd - r) / math.sqrt(2.0))
+        la2 = lerfcx(((lam + 1.0) * sd - r) / math.sqrt(2.0))
+        if not la2 < la1:
+            return False
+        return (k - lam * x - 0.5 * r * r + math.log(0.5) + la1
+                + math.log1p(-math.exp(la2 - la1))) > log_delta
+
+    hi, step = eps_c, sd
+    lo = hi - step
+    for _ in range(60):  # a point below the answer (the estimate tends to 1 as x falls)
+        if above(lo):
+            break
+        step *= 2.0
+        hi, lo = lo, lo - step
+    else:
+        return eps_c
+    while hi - lo > 1e-4 * (abs(hi) + sd):
+        mid = 0.5 * (lo + hi)
+        if above(mid):
+            lo = mid
+        else:
+            hi = mid
+    return min(hi, eps_c)
+
+
 def _quantise(x: float, unit: float, per_octave: int, down: bool = True) -> float:
     j = math.log2(x / unit) * per_octave
     j = math.floor(j + 1e-9) if down else round(j)

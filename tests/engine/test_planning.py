@@ -1,0 +1,71 @@
+"""Planning: the estimate of the answer that chooses the first frame, and the frame it
+chooses where the Chernoff bound is far above the answer."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+import gdp
+from gdp.engine.frames import _c
+from gdp.engine.numeric import Accuracy, _Engine
+from gdp.engine.planning import _gauss_eps
+
+
+@pytest.mark.parametrize("mu", [0.3, 1.0, 3.0])
+@pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-12])
+def test_gaussian_estimate_is_exact_for_a_gaussian_law(mu, delta):
+    """For G_mu the loss is Gaussian, N(mu^2/2, mu^2), and so is every tilt of it: the
+    estimate is then the exact epsilon (DRS Cor. 2.13), to its bisection's 1e-4, and far
+    below the Chernoff bound it corrects."""
+    ld = math.log(delta)
+
+    def cgf(lam: float) -> float:
+        return 0.5 * lam * mu * mu + 0.5 * lam * lam * mu * mu
+
+    def chernoff(lam: float) -> float:
+        return (cgf(lam) + _c(lam)[0] - ld) / lam
+
+    lam = minimize_scalar(chernoff, bounds=(1e-6, 1e4), method="bounded",
+                          options={"xatol": 1e-10}).x
+    eps_c = chernoff(lam)
+    est = _gauss_eps(cgf(lam), 0.5 * mu * mu + lam * mu * mu, mu * mu, lam, ld, eps_c)
+    exact = gdp.G_mu(mu).epsilon(delta)
+    assert est == pytest.approx(exact, rel=3e-4)
+    assert est < eps_c * (1.0 - 1e-3)
+
+
+def test_estimate_falls_back_to_chernoff_on_a_degenerate_law():
+    assert _gauss_eps(0.0, 0.0, 0.0, 1.0, math.log(1e-6), 2.5) == 2.5
+
+
+_REF = {(c["sigma"], c["p"], c["steps"], c["delta"]): c for c in json.loads(
+    (Path(__file__).parent / "data" / "dpsgd_reference.json").read_text())["configurations"]}
+
+
+def test_answer_far_below_chernoff_is_framed_at_the_delta_question():
+    """Where the estimate is under half the Chernoff epsilon, the first frame is the one
+    of the delta question at the estimate (its saddle-point tilt and step), which the step
+    refinement used to add after a frame at the Chernoff tilt: one frame for the order
+    instead of two, and the answer stays between dp-accounting's bounds (reference grid:
+    optimistic and pessimistic PLD at a fine discretisation)."""
+    key = (1.3254412315276827, 0.0025347860206405576, 537, 0.00012706448223642497)
+    sigma, p, steps, delta = key
+    f = gdp.poisson_subsample(gdp.G_mu(1.0 / sigma), p)
+    e = _Engine([(f, steps)], Accuracy())
+    eps = float(e.answer("pess", 1, "eps", np.array([delta]))[0])
+    lams = {k[3] for k in e._frames if k[0] == "pess" and k[1] == 1}
+    assert len(lams) == 1
+    est_key = next(k for k in e._memo if k[:3] == ("plan-eps", 1, "delta"))
+    assert lams == {e.plan(1, "delta", est_key[3])[1]}
+    h = gdp.dpsgd(sigma=sigma, p=p, steps=steps)
+    ref = _REF[key]["dp_accounting"]
+    lo, hi = (float(v) for v in h.epsilon_bounds(delta))
+    assert ref["optimistic"] <= lo <= float(h.epsilon(delta)) == hi
+    assert eps <= hi
+    assert hi <= ref["pessimistic"] * 1.001
