@@ -38,6 +38,14 @@ entries tilted below :math:`10^{-30}` of the factor's mass are charged in
 that :math:`\arg Z` stays small where :math:`|Z|` is near 1. The sums avoid BLAS (which
 may split a dot product across threads): the answers do not depend on the thread count.
 
+The transforms of a composition work in double, or in the platform's long double
+(:data:`_EXTENDED`; a 64-bit significand on x86-64 Linux, u about 1.1e-19) where the
+engine finds their round-off dominating an answer: a power :math:`Z^n` errs by about
+:math:`n\gamma` of the tilted mass, which for rarely sampled steps (a δ that is a tiny part
+of the tilted mass, the bulk of never-sampled steps holding the rest) can exceed the δ
+asked. Every allowance above then takes the extended unit; the composed masses are
+rounded to double at the end (a relative u/2 each).
+
 Imports: the ground floor and :mod:`gdp.engine.lattice`.
 """
 
@@ -46,6 +54,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -57,9 +66,29 @@ __all__ = []
 _NEG = -1e300  # stands for log 0 in max computations
 
 
-def _gamma(n: int) -> float:
-    """Per-coefficient round-off of an FFT of length n, relative to the l1 mass."""
-    return 8.0 * EPS * (math.log2(max(n, 2)) + 4.0)
+@dataclass(frozen=True, slots=True)
+class _Precision:
+    r"""The floating-point format the transforms of :func:`_compose` work in: its type,
+    its unit (the spacing of the numbers at 1, which every round-off allowance of the
+    transforms multiplies) and :math:`2\pi` in it."""
+
+    real: type
+    cplx: type
+    u: float
+    two_pi: Any
+
+
+_DOUBLE = _Precision(np.float64, np.complex128, EPS, 2.0 * math.pi)
+# the platform's long double (x87 extended on x86-64 Linux: a 64-bit significand, u about
+# 1.1e-19; elsewhere it may be the double itself, and then nothing is gained)
+_EXTENDED = _Precision(np.longdouble, np.clongdouble, float(np.finfo(np.longdouble).eps),
+                       2 * np.longdouble("3.14159265358979323846264338327950288419716939"))
+_EXTENDED_GAINS = _EXTENDED.u < 1e-3 * EPS
+
+
+def _gamma(n: int, u: float = EPS) -> float:
+    """Per-coefficient round-off of an FFT of length n, relative to the l1 mass (unit u)."""
+    return 8.0 * u * (math.log2(max(n, 2)) + 4.0)
 
 
 def _sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -514,7 +543,7 @@ def _lin_conv(a: _Tilted, b: _Tilted) -> tuple[_Tilted, float, float]:
     return _Tilted(a.k0 + b.k0, np.maximum(w, 0.0), a.K + b.K, 0.0, 0.0), 0.0, float(err)
 
 
-def _spectrum(x: np.ndarray, g: float) -> tuple[np.ndarray, float]:
+def _spectrum(x: np.ndarray, g: float, pr: _Precision = _DOUBLE) -> tuple[np.ndarray, float]:
     r"""The ``rfft`` of non-negative weights ``x`` (mass about 1) and a bound on the error of
     each coefficient. Where at most four entries hold half the mass or more (a law
     concentrated on a few lattice points: the bulk of a rarely sampled step), those enter
@@ -538,29 +567,37 @@ def _spectrum(x: np.ndarray, g: float) -> tuple[np.ndarray, float]:
     rest[top] = 0.0
     Z = sfft.rfft(rest)
     m = np.arange(N // 2 + 1, dtype=np.int64)
-    roots = _roots(N)
+    roots = _roots(N, pr)
     for k in top.tolist():
         Z += x[k] * roots[(m * k) % N]
-    return Z, g * (tot - mt) + 16 * EPS * mt + 8 * EPS * tot
+    return Z, g * (tot - mt) + 16 * pr.u * mt + 8 * pr.u * tot
 
 
-def _roots(N: int) -> np.ndarray:
-    r""":math:`e^{-2\pi i j/N}` for j = 0 … N-1 (the phases of exact entries, reduced in
-    integers); the last two lengths up to 2**20 are kept (read-only)."""
+def _roots(N: int, pr: _Precision = _DOUBLE) -> np.ndarray:
+    r""":math:`e^{-2\pi i j/N}` for j = 0 … N-1 in the precision ``pr`` (the phases of
+    exact entries, reduced in integers); the last two tables up to 2**20 entries are kept
+    (read-only)."""
     if N > 1 << 20:
+        return _roots_of(N, pr)
+    return _roots_kept(N, pr)
+
+
+def _roots_of(N: int, pr: _Precision) -> np.ndarray:
+    if pr is _DOUBLE:
         return np.exp((-2j * math.pi / N) * np.arange(N, dtype=np.int64))
-    return _roots_kept(N)
+    ph = (-pr.two_pi / pr.real(N)) * np.arange(N, dtype=np.int64).astype(pr.real)
+    return np.cos(ph) + 1j * np.sin(ph)
 
 
 @functools.lru_cache(maxsize=2)
-def _roots_kept(N: int) -> np.ndarray:
-    r = np.exp((-2j * math.pi / N) * np.arange(N, dtype=np.int64))
+def _roots_kept(N: int, pr: _Precision) -> np.ndarray:
+    r = _roots_of(N, pr)
     r.setflags(write=False)
     return r
 
 
-def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int,
+                    pr: _Precision = _DOUBLE) -> tuple[np.ndarray, np.ndarray]:
     r""":math:`e^{n(\ell + i\phi)}` for :math:`\log Z = \ell + i\phi` (``la``, ``ang``) where it
     is not negligible, and an error bound per coefficient, given ``lb`` with
     :math:`|\log(Z + \Delta Z)|`'s real part at most ``lb`` and :math:`|\Delta \log Z| \le
@@ -568,7 +605,7 @@ def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int
     (e^{n(\mathrm{lb} - \ell)} - 1)`, plus the rounding of the exponent
     (:math:`e^{n\ell} u (n(|\ell| + |\phi|) + 8)`); where :math:`n\,\mathrm{lb} <
     \log 10^{-40}` the coefficient is dropped (error :math:`e^{n \mathrm{lb}}`)."""
-    E = np.zeros(la.size, dtype=complex)
+    E = np.zeros(la.size, dtype=pr.cplx)
     with np.errstate(invalid="ignore"):
         band = n * lb > math.log(1e-40)
     with np.errstate(over="ignore"):
@@ -576,18 +613,19 @@ def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int
     if band.any():
         lz, an = la[band], ang[band]
         mag = np.exp(n * lz)
-        ph = np.fmod(n * an, 2.0 * math.pi)
+        ph = np.fmod(n * an, pr.two_pi)
         E[band] = mag * (np.cos(ph) + 1j * np.sin(ph))
         fin = np.isfinite(lz)
         with np.errstate(over="ignore", invalid="ignore"):
             grow = np.where(fin, mag * np.expm1(n * (lb[band] - lz)), np.exp(n * lb[band]))
-            rnd = np.where(fin, mag * EPS * (n * (np.abs(lz) + np.abs(an)) + 8.0), 0.0)
+            rnd = np.where(fin, mag * pr.u * (n * (np.abs(lz) + np.abs(an)) + 8.0), 0.0)
         grow = np.where(np.isfinite(grow), grow, 1e300)
         dE[band] = grow + rnd
     return E, dE
 
 
-def _power_spectrum(Z: np.ndarray, n: int, g: float) -> tuple[np.ndarray, np.ndarray]:
+def _power_spectrum(Z: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
+                    ) -> tuple[np.ndarray, np.ndarray]:
     r""":math:`Z^n` where it is not negligible and an error bound per coefficient, for a
     spectrum ``Z`` with per-coefficient error ``g`` (:math:`|Z + \Delta Z| \le |Z| + g`)."""
     re, im = Z.real, Z.imag
@@ -595,10 +633,10 @@ def _power_spectrum(Z: np.ndarray, n: int, g: float) -> tuple[np.ndarray, np.nda
     with np.errstate(divide="ignore"):
         la = 0.5 * np.log(a2)                                   # log|Z|
         lb = np.log1p(np.minimum(np.sqrt(a2) + g, 2.0) - 1.0)    # log(|Z| + g)
-    return _power_from_log(la, np.arctan2(im, re), lb, n)
+    return _power_from_log(la, np.arctan2(im, re), lb, n, pr)
 
 
-def _spike_power(x: np.ndarray, n: int, g: float
+def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
                  ) -> tuple[np.ndarray, np.ndarray, float] | None:
     r"""The spectrum of :math:`x^{*n}/a^n` for weights ``x`` (mass about 1) holding mass
     :math:`a \ge 3/4` at index 0 (a law sitting on one lattice point, re-centred there),
@@ -622,14 +660,14 @@ def _spike_power(x: np.ndarray, n: int, g: float
     W = sfft.rfft(rest) / a
     re, im = W.real, W.imag
     aw = np.sqrt(re * re + im * im)
-    dW = (g * (tot - a) + 4 * EPS * (tot - a)) / a + 2 * EPS * aw
+    dW = (g * (tot - a) + 4 * pr.u * (tot - a)) / a + 2 * pr.u * aw
     den = 1.0 - aw - dW
     if not float(np.min(den)) > 0.25:
         return None
     la = 0.5 * np.log1p(2.0 * re + re * re + im * im)   # log|1 + W|
     ang = np.arctan2(im, 1.0 + re)
-    dl = dW / den + 4 * EPS * aw
-    E, dE = _power_from_log(la, ang, la + dl, n)
+    dl = dW / den + 4 * pr.u * aw
+    E, dE = _power_from_log(la, ang, la + dl, n, pr)
     return E, dE, math.log(a)
 
 
@@ -645,10 +683,15 @@ class _Composed:
     tau_lo: float   # l1 allowance on the other side
     log_scale: float = 0.0  # log of (the tilted mass the factors bring) / e^K: a tilted
     #                         mass m of them is m e^log_scale in units of c (a^-n factored)
+    roundoff: float = 0.0   # the part of both l1 allowances due to the transforms
 
 
-def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
-    """Compose tilted factors (each raised to its power) on the window [KA, KA + N)."""
+def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
+             pr: _Precision = _DOUBLE) -> _Composed:
+    """Compose tilted factors (each raised to its power) on the window [KA, KA + N), the
+    transforms in the precision ``pr`` (the direct convolutions of single factors stay in
+    double; an extended result is rounded to double entry by entry, a relative u/2, with
+    an underflow below the smallest normal double charged in l1)."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     K = math.fsum(n * it.K for it, n in items)
@@ -663,6 +706,7 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
     tau_lo = math.expm1(pw(lambda it: 2.0 * it.rel + it.rho))
     conv = 0.0  # log(1 + relative round-off) of the direct convolutions
     l1 = 0.0    # l1 round-off of the transforms
+    l1_fft = 0.0  # ... of those of the composition (not of the merged singles)
     singles = [it for it, n in items if n == 1]
     powers = [(it, n) for it, n in items if n > 1]
     done, c_, e_ = _merge_singles(singles, N)
@@ -677,8 +721,8 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
         l1 += l1_pre
     else:
         half = N // 2 + 1
-        g = _gamma(N)
-        Y = np.ones(half, dtype=complex)
+        g = _gamma(N, pr.u)
+        Y = np.ones(half, dtype=pr.cplx)
         mags, errs, norms = [], [], []
         shift = 0
         for it, n in fitems:
@@ -690,18 +734,20 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
                 center = int(round(float(_sum(w * np.arange(w.size))))) if n > 1 else 0
             shift += n * (it.k0 + center)
             x = np.bincount((np.arange(w.size) - center) % N, weights=w, minlength=N)
-            sp = _spike_power(x, n, g) if spike else None
+            if pr is not _DOUBLE:
+                x = x.astype(pr.real)  # (exact: the weights are doubles)
+            sp = _spike_power(x, n, g, pr) if spike else None
             if sp is not None:
                 E, dE, la0 = sp
                 log_a += n * la0
                 norms.append(-1.0)
             elif n == 1:
-                Z, gz = _spectrum(x, g)
+                Z, gz = _spectrum(x, g, pr)
                 E, dE = Z, np.full(half, gz)
                 norms.append(float(np.sqrt(_sum(x * x))))
             else:
-                Z, gz = _spectrum(x, g)
-                E, dE = _power_spectrum(Z, n, gz)
+                Z, gz = _spectrum(x, g, pr)
+                E, dE = _power_spectrum(Z, n, gz, pr)
                 norms.append(-1.0)
             Y = Y * E
             mags.append(np.abs(E))
@@ -720,11 +766,17 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
                 comp = min(comp, g * math.sqrt(N) * norms[i] * float(np.max(prod)))
             l1 += comp
         aY = np.abs(Y)
-        l1 += math.sqrt(2.0 * float(_sum(aY * aY))) * (len(mags) + 2) * EPS
+        l1 += math.sqrt(2.0 * float(_sum(aY * aY))) * (len(mags) + 2) * pr.u
         aY = float(_sum(aY))
         c = sfft.irfft(Y, N)
         l1 += min(2.0 * g * aY, math.sqrt(N) * g * float(np.sqrt(_sum(c * c))))
         c = np.roll(np.maximum(c, 0.0), -((KA - shift) % N))
+        if pr is not _DOUBLE:
+            c = c.astype(np.float64)
+            up += EPS
+            lo -= EPS
+            l1 += N * 2.3e-308
+        l1_fft = l1
         if log_a:
             # c holds the masses over a^n: the allowances computed for mass 1 scale by
             # a^-n, K by a^n (its rounding, u n |log a| at most, is a relative error)
@@ -739,4 +791,4 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int) -> _Composed:
     rel_up = math.expm1(up + conv)
     rel_lo = -math.expm1(lo - conv)
     return _Composed(c, K, rel_up, rel_lo, tau_up + l1 * (1.0 + rel_up),
-                     tau_lo + l1 * (1.0 + rel_up), -log_a)
+                     tau_lo + l1 * (1.0 + rel_up), -log_a, l1_fft * (1.0 + rel_up))

@@ -165,6 +165,7 @@ class _Frame:
     k_up: float = math.inf  # sound side: log E[e^(lam S)] of the whole law, rounded up
     wrap: float = 0.0       # other side: the part of tau for the tilted mass wrapped
     #                         around from outside the window
+    roundoff: float = 0.0   # the part of tau due to the transforms' round-off
     _sums: tuple | None = field(default=None, repr=False)
 
     # -- tail sums ----------------------------------------------------------

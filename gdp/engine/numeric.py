@@ -48,6 +48,9 @@ from .batch import _disc_opt_batch, _disc_pess_batch, _plan_batch
 from .coarsening import _block, _block_kgf
 from .curves import LossCurve, _inv_label, hull_min_curves
 from .fourier import (
+    _DOUBLE,
+    _EXTENDED,
+    _EXTENDED_GAINS,
     _KGF,
     _compose,
     _ends,
@@ -571,9 +574,12 @@ class _Engine:
         return best[1], best[2], best[3]
 
     # -- frames -------------------------------------------------------------
-    def frame(self, side: str, order: int, h: float, lam: float, log_eta: float = _LOG_ETA
-              ) -> _Frame:
-        key = (side, order, h, lam, log_eta)
+    def frame(self, side: str, order: int, h: float, lam: float, log_eta: float = _LOG_ETA,
+              extended: bool = False) -> _Frame:
+        r"""The frame of step ``h`` and tilt ``lam`` on one side, its window holding all but
+        :math:`e^{\log\eta}` of the tilted mass at each end, its transforms in double or
+        (``extended``) in the platform's long double."""
+        key = (side, order, h, lam, log_eta, extended)
         if key in self._frames:
             return self._frames[key]
         hs = h
@@ -621,7 +627,7 @@ class _Engine:
                 f"[{KA * hs + off:.4g}, {KB * hs + off:.4g}]), more than "
                 f"max_points={self.acc.max_points}; pass a larger `rtol` or `grid_step`, "
                 "or raise `max_points`")
-        comp = _compose(lv.items(), KA, N)
+        comp = _compose(lv.items(), KA, N, _EXTENDED if extended else _DOUBLE)
         t = (KA + np.arange(N)).astype(float) * hs + off
         tA, tB = _ends(kl, t, off, hs, KA, KB, reach_hi, reach_lo)
         til_hi, til_lo, q_hi, q_lo = _tails(kl, lam, bd, tA, tB)
@@ -637,27 +643,34 @@ class _Engine:
                 k_up = float(lv.sound_kgf.upper(np.array([lam]))[0])
                 self._sound[key] = lv
             fr = _Frame(t, lc, lam, comp.K, comp.rel_up, comp.tau_up, shift, qi, q_hi, q_lo,
-                        True, k_up=k_up if math.isfinite(k_up) else math.inf)
+                        True, k_up=k_up if math.isfinite(k_up) else math.inf,
+                        roundoff=comp.roundoff)
         else:
             # (the tilted mass outside the window wraps around into it: an l1 allowance)
             wrap = (til_hi + til_lo) * math.exp(comp.log_scale) * (1.0 + comp.rel_up)
             fr = _Frame(t, lc, lam, comp.K, comp.rel_lo, comp.tau_lo + wrap, shift, qi,
-                        sound=False, wrap=wrap)
+                        sound=False, wrap=wrap, roundoff=comp.roundoff)
         self._frames[key] = fr
         return fr
 
     @staticmethod
-    def _wrap_dominates(fr: _Frame, kind: str, x: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """Other side: where the allowance for the tilted mass wrapped around from outside
-        the window, at the answer's threshold, exceeds 1e-3 of the answer's δ (or is all
-        there is: an answer of 0), a window holding all but 1e-30 of it may certify more
-        (rare events: the frame's tilt is set by a bulk far below the answer)."""
-        if not (fr.wrap > 0 and fr.lam > 0):
+    def _dominates(fr: _Frame, amount: float, kind: str, x: np.ndarray, v: np.ndarray
+                   ) -> np.ndarray:
+        r"""Where an l1 allowance of ``amount`` (tilted, normalised units) of the frame, at
+        the answer's threshold (:math:`\tau e^{K + c(\lambda) - \lambda x}`), exceeds 1e-3
+        of the answer's δ, or is all there is (an answer of 0): value by value.
+
+        Used for the allowance for the tilted mass wrapped around from outside the window
+        (other side: a window holding all but 1e-30 of it may certify more; rare events,
+        where the frame's tilt is set by a bulk far below the answer) and for the
+        transforms' round-off (a frame whose transforms work in extended precision:
+        rare events again, where δ is a tiny part of the tilted mass)."""
+        if not (amount > 0 and fr.lam > 0):
             return np.zeros(x.shape, dtype=bool)
         lam = fr.lam
         eps, dlt = (np.maximum(v, 0.0), x) if kind == "eps" else (x, v)
         with np.errstate(over="ignore", invalid="ignore"):
-            allow = fr.wrap * np.exp(fr.K + _c(lam)[0] - lam * (eps + fr.shift))
+            allow = amount * np.exp(fr.K + _c(lam)[0] - lam * (eps + fr.shift))
         return ~(allow <= 1e-3 * dlt)
 
     # -- answers ------------------------------------------------------------
@@ -689,17 +702,23 @@ class _Engine:
         the δ asked; then a frame with a window at 1e-30 as well, and the better of the
         two (both bounds on this side). The other side does the same where its allowance
         for the tilted mass wrapped around from outside the window dominates the answer
-        (:meth:`_wrap_dominates`); the sound side's δ at an ε outside the window is capped
-        by the whole lattice law's Chernoff bound at its best tilt."""
+        (:meth:`_dominates`); the sound side's δ at an ε outside the window is capped
+        by the whole lattice law's Chernoff bound at its best tilt. Where the transforms'
+        round-off dominates the answer, the same frame with its transforms in extended
+        precision (where the platform has it) as well, and the wider frame in the
+        precision so chosen."""
+        def ask(f: _Frame, xs: np.ndarray) -> np.ndarray:
+            return f.epsilon(xs) if kind == "eps" else f.delta(xs)
+
         fr = self.frame(side, order, h, lam)
-        v = fr.epsilon(x) if kind == "eps" else fr.delta(x)
+        v = ask(fr, x)
         if side == "pess" and kind == "delta":
             # a threshold outside the window: the frame's allowances for the mass beyond it
             # can dominate (e.g. near the far end of a bounded support, where the lattice's
             # end lies beyond the true one); the whole law's best Chernoff bound caps them
             xs = x - fr.shift
             out = (xs < fr.s[0]) | (xs > fr.s[-1])
-            lv = self._sound.get((side, order, h, lam, _LOG_ETA))
+            lv = self._sound.get((side, order, h, lam, _LOG_ETA, False))
             if lv is not None and np.any(out):
                 v = v.copy()
                 v[out] = np.minimum(v[out], _best_chernoff(lv, x[out]))
@@ -707,13 +726,20 @@ class _Engine:
         if side == "pess":
             wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
         else:
-            wide = self._wrap_dominates(fr, kind, x, v)
+            wide = self._dominates(fr, fr.wrap, kind, x, v)
+        v = v.copy()
+        frames = {False: fr}
         if np.any(wide):
-            fr2 = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
-            xw = x[wide]
-            v = v.copy()
-            v[wide] = _best(side, v[wide], fr2.epsilon(xw) if kind == "eps"
-                            else fr2.delta(xw))
+            frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
+            v[wide] = _best(side, v[wide], ask(frames[True], x[wide]))
+        if _EXTENDED_GAINS:
+            for w, f in frames.items():
+                sel = np.flatnonzero(wide == w)
+                ext = sel[self._dominates(f, f.roundoff, kind, x[sel], v[sel])]
+                if ext.size:
+                    fx = self.frame(side, order, h, lam, _LOG_ETA_WIDE if w else _LOG_ETA,
+                                    extended=True)
+                    v[ext] = _best(side, v[ext], ask(fx, x[ext]))
         return v
 
     def _refine_step(self, side: str, order: int, h: float, lam: float, x: np.ndarray,
