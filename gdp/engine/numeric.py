@@ -733,7 +733,11 @@ class _Engine:
             frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
             v[wide] = _best(side, v[wide], ask(frames[True], x[wide]))
         if _EXTENDED_GAINS:
+            # (where the round-off is most of the frame's l1 allowance: elsewhere, e.g. the
+            # other side's allowance for the factors' relative errors, it cannot help)
             for w, f in frames.items():
+                if not f.roundoff >= 0.5 * f.tau:
+                    continue
                 sel = np.flatnonzero(wide == w)
                 ext = sel[self._dominates(f, f.roundoff, kind, x[sel], v[sel])]
                 if ext.size:
