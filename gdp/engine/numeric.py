@@ -704,9 +704,9 @@ class _Engine:
         for the tilted mass wrapped around from outside the window dominates the answer
         (:meth:`_dominates`); the sound side's δ at an ε outside the window is capped
         by the whole lattice law's Chernoff bound at its best tilt. Where the transforms'
-        round-off dominates the answer, the same frame with its transforms in extended
-        precision (where the platform has it) as well, and the wider frame in the
-        precision so chosen."""
+        round-off dominates the answer and is most of the frame's l1 allowance, the same
+        frame with its transforms in extended precision (where the platform has it) as
+        well, the wider frame in the precision so chosen."""
         def ask(f: _Frame, xs: np.ndarray) -> np.ndarray:
             return f.epsilon(xs) if kind == "eps" else f.delta(xs)
 

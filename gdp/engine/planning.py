@@ -163,7 +163,10 @@ def _gauss_eps(k: float, k1: float, k2: float, lam: float, log_delta: float,
     sd = math.sqrt(k2)
 
     def lerfcx(a: float) -> float:   # log erfcx, with its asymptote far on the left
-        return math.log(2.0) + a * a if a < -25.0 else math.log(float(special.erfcx(a)))
+        if a < -25.0:
+            return math.log(2.0) + a * a
+        v = float(special.erfcx(a))
+        return math.log(v) if v > 0 else -math.inf
 
     def above(x: float) -> bool:     # the estimate of δ(x) exceeds δ
         r = (k1 - x) / sd
