@@ -6,8 +6,6 @@ DP-SGD question whose sound answer the double transforms' round-off made 20% loo
 
 from __future__ import annotations
 
-import math
-
 import mpmath as mp
 import numpy as np
 import pytest
@@ -73,6 +71,8 @@ def test_rare_event_answer_is_no_longer_set_by_the_round_off():
     h4 = gdp.dpsgd(sigma=0.739, p=8.16e-6, steps=2022, rtol=1e-4)
     d = 1.127369980314266e-13
     e3, e4 = float(h3.epsilon(d)), float(h4.epsilon(d))
-    assert 0.1255 <= e3 <= 0.128
-    assert 0.1255 <= e4 <= e3 * (1.0 + 1e-3)
-    assert math.isfinite(e3)
+    # (sound: the true epsilon is above 0.125, where the Monte Carlo delta, 1.1648e-13 with
+    # a standard error of 5.4e-16, exceeds the delta asked by seven standard errors;
+    # tight: within 1.6% of 0.126)
+    assert 0.125 <= e3 <= 0.128
+    assert 0.125 <= e4 <= e3 * (1.0 + 1e-3)
