@@ -199,15 +199,14 @@ class _KGF:
         """(K, K', K'') at each tilt (vector ``betas``; read-only arrays, remembered: the
         planner, the windows and the frames ask the same tilts again)."""
         b = np.atleast_1d(np.asarray(betas, dtype=float))
-        key = (b.tobytes(), True)
-        if key in self._memo:
-            return self._memo[key]
-        if not derivs and (b.tobytes(), False) in self._memo:
-            return self._memo[(b.tobytes(), False)]
+        kb = b.tobytes()
+        for key in ((kb, True), (kb, derivs)):  # (K alone: from either entry)
+            if key in self._memo:
+                return self._memo[key]
         out = self._eval(b, derivs)
         for a in out:
             a.setflags(write=False)
-        self._memo[(b.tobytes(), derivs)] = out
+        self._memo[(kb, derivs)] = out
         return out
 
     def _eval(self, b: np.ndarray, derivs: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -342,7 +342,7 @@ class _Frame:
             j = lo_j
             lo = max(float(self.s[j - 1]) if j > 0 else x0, x0)
             hi = max(float(self.s[j]), lo)
-            lo, hi = self._bisect1(j, lo, hi, t)
+            lo, hi = self._cross(j, lo, hi, t)
             e = hi + self.shift
             return max(e + 4 * EPS * (1.0 + abs(e)), 0.0)
         # other side: a verified point above the threshold, as far up as found. The bound
@@ -370,7 +370,7 @@ class _Frame:
                 step *= 2
             if lo_j < 0:
                 if f0 > t:
-                    lo, _ = self._bisect1(j0, x0, float(self.s[j0]), t)
+                    lo, _ = self._cross(j0, x0, float(self.s[j0]), t)
                 else:
                     return 0.0
         if lo is None:
@@ -380,7 +380,7 @@ class _Frame:
                     lo_j = mid
                 else:
                     hi_j = mid
-            lo, _ = self._bisect1(hi_j, float(self.s[lo_j]), float(self.s[hi_j]), t)
+            lo, _ = self._cross(hi_j, float(self.s[lo_j]), float(self.s[hi_j]), t)
         if not self._ld(self._piece(lo), lo) > t:   # the certificate, verified
             if not f0 > t:
                 return 0.0
@@ -388,7 +388,7 @@ class _Frame:
         e = lo - self.shift
         return max(e - 4 * EPS * (1.0 + abs(e)), 0.0)
 
-    def _bisect1(self, j: int, lo: float, hi: float, t: float) -> tuple[float, float]:
+    def _cross(self, j: int, lo: float, hi: float, t: float) -> tuple[float, float]:
         """The crossing of log δ = t on piece j (above at lo, not at hi), bracketed to
         1e-12 of the piece or a few ulps: false position with the Illinois modification
         (the profile is smooth and monotone on a piece), halving the bracket where a

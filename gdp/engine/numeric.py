@@ -707,7 +707,7 @@ class _Engine:
         round-off dominates the answer and is most of the frame's l1 allowance, the same
         frame with its transforms in extended precision (where the platform has it) as
         well, the wider frame in the precision so chosen."""
-        def ask(f: _Frame, xs: np.ndarray) -> np.ndarray:
+        def ask(f: _Frame, xs: np.ndarray) -> np.ndarray:  # (a new array: updated in place)
             return f.epsilon(xs) if kind == "eps" else f.delta(xs)
 
         fr = self.frame(side, order, h, lam)
@@ -720,14 +720,12 @@ class _Engine:
             out = (xs < fr.s[0]) | (xs > fr.s[-1])
             lv = self._sound.get((side, order, h, lam, _LOG_ETA, False))
             if lv is not None and np.any(out):
-                v = v.copy()
                 v[out] = np.minimum(v[out], _best_chernoff(lv, x[out]))
         # (value by value, so that an answer does not depend on the others asked with it)
         if side == "pess":
             wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
         else:
             wide = self._dominates(fr, fr.wrap, kind, x, v)
-        v = v.copy()
         frames = {False: fr}
         if np.any(wide):
             frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)

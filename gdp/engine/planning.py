@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numerics import bisect_bracket
 from ..core.tradeoff import Bracketed, TradeOff
 from .lattice import _sampled_laws
 from .laws import GenericLaw, Law, law_of
@@ -162,37 +163,30 @@ def _gauss_eps(k: float, k1: float, k2: float, lam: float, log_delta: float,
         return eps_c
     sd = math.sqrt(k2)
 
-    def lerfcx(a: float) -> float:   # log erfcx, with its asymptote far on the left
-        if a < -25.0:
-            return math.log(2.0) + a * a
-        v = float(special.erfcx(a))
-        return math.log(v) if v > 0 else -math.inf
+    def lerfcx(a: np.ndarray) -> np.ndarray:   # log erfcx, its asymptote far on the left
+        return np.where(a < -25.0, math.log(2.0) + a * a,
+                        np.log(special.erfcx(np.maximum(a, -25.0))))
 
-    def above(x: float) -> bool:     # the estimate of δ(x) exceeds δ
-        r = (k1 - x) / sd
-        la1 = lerfcx((lam * sd - r) / math.sqrt(2.0))
-        la2 = lerfcx(((lam + 1.0) * sd - r) / math.sqrt(2.0))
-        if not la2 < la1:
-            return False
-        return (k - lam * x - 0.5 * r * r + math.log(0.5) + la1
-                + math.log1p(-math.exp(la2 - la1))) > log_delta
+    def at_most(x: np.ndarray) -> np.ndarray:  # the estimate of δ(x) is at most δ
+        with np.errstate(all="ignore"):  # (a degenerate spread: infinities, decided below)
+            r = (k1 - x) / sd
+            la1 = lerfcx((lam * sd - r) / math.sqrt(2.0))
+            la2 = lerfcx(((lam + 1.0) * sd - r) / math.sqrt(2.0))
+            log_est = (k - lam * x - 0.5 * r * r + math.log(0.5) + la1
+                       + np.log1p(-np.exp(la2 - la1)))
+        return ~((la2 < la1) & (log_est > log_delta))
 
     hi, step = eps_c, sd
     lo = hi - step
     for _ in range(60):  # a point below the answer (the estimate tends to 1 as x falls)
-        if above(lo):
+        if not at_most(np.array(lo)):
             break
         step *= 2.0
         hi, lo = lo, lo - step
     else:
         return eps_c
-    while hi - lo > 1e-4 * (abs(hi) + sd):
-        mid = 0.5 * (lo + hi)
-        if above(mid):
-            lo = mid
-        else:
-            hi = mid
-    return min(hi, eps_c)
+    _, hi = bisect_bracket(at_most, np.array(lo), np.array(hi), xtol=1e-4 * sd, rtol=1e-4)
+    return min(float(hi), eps_c)
 
 
 def _quantise(x: float, unit: float, per_octave: int, down: bool = True) -> float:
