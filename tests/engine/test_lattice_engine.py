@@ -270,3 +270,23 @@ def test_normal_cells_one_tail_pass_matches_both_tails():
         got, got_err = laws.norm_cells(z)
         assert np.array_equal(got, np.maximum(mass, 0.0))
         assert np.array_equal(got_err, err)
+
+
+@pytest.mark.parametrize(("k", "size"), [(2, 300), (8, 500), (64, 40)])
+def test_batched_convolution_error_is_within_its_bound(k, size):
+    """The l1 error of a batched transform's linear convolution (the products of the
+    spectra's magnitudes, their rounding charged) against the direct convolution in long
+    double is at most the bound it reports."""
+    from gdp.engine.fourier import _conv_chunk, _Tilted
+
+    rng = np.random.default_rng(7)
+    items = []
+    for i in range(k):
+        w = rng.random(size) ** 8
+        items.append(_Tilted(i, w / w.sum(), 0.0, 0.0, 0.0))
+    it, err = _conv_chunk(items)
+    exact = np.ones(1, dtype=np.longdouble)
+    for t in items:
+        exact = np.convolve(exact, t.w.astype(np.longdouble))
+    assert it.k0 == sum(range(k)) and it.w.size == exact.size
+    assert float(np.sum(np.abs(it.w.astype(np.longdouble) - exact))) <= err
