@@ -701,8 +701,12 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
 
     up = pw(lambda it: it.rel)
     lo = math.fsum(n * math.log1p(-min(it.rel, 0.5)) for it, n in items)
+    # (the factors' l1 parts, both sides: with v_i >= b_i - d_i, b_i = (1 - r_i) w_i,
+    # d_i >= 0 of l1 norm rho_i, telescoping gives ||*b - *min(v, b)||_1 <= sum_i n_i rho_i
+    # prod_(j != i) ||b_j||_1; above, (1 + r + rho)^n - (1 + r)^n likewise; the relative
+    # parts are rel_up / rel_lo)
     tau_up = math.expm1(pw(lambda it: it.rel + it.rho)) - math.expm1(up)
-    tau_lo = math.expm1(pw(lambda it: 2.0 * it.rel + it.rho))
+    tau_lo = tau_up
     conv = 0.0  # log(1 + relative round-off) of the direct convolutions
     l1 = 0.0    # l1 round-off of the transforms
     l1_fft = 0.0  # ... of those of the composition (not of the merged singles)
