@@ -25,7 +25,10 @@ own rounding changes a P-mass at fixed Q-mass by a relative :math:`8u`: a loss s
 
 Everything is done in the tilted frame of the question (tilting commutes with convolution
 and the split is linear), so the block's round-off is relative to its tilted mass, as in a
-one-level frame.
+one-level frame. A block's round-off is charged in :math:`\ell_1` once per block, n/m times
+in all; where that dominates an answer (long runs of rarely sampled steps, whose δ is a tiny
+part of the tilted mass) the engine composes the blocks in extended precision, as it does a
+one-level frame's transforms (:func:`gdp.engine.fourier._compose`).
 
 Imports: the ground floor and :mod:`gdp.engine.fourier`, :mod:`gdp.engine.lattice`.
 """
@@ -39,10 +42,12 @@ import numpy as np
 
 from .._numerics import EPS
 from .fourier import (
+    _DOUBLE,
     _KGF,
     _compose,
     _ends,
     _guided_window,
+    _Precision,
     _span,
     _sum,
     _tails,
@@ -98,7 +103,7 @@ def _coarsen(w: np.ndarray, k0: int, r: int, h: float, lam: float
 
 
 def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
-           log_tol: float, max_points: int, plan: _KGF) -> _Block:
+           log_tol: float, max_points: int, plan: _KGF, pr: _Precision = _DOUBLE) -> _Block:
     r"""The ``m``-fold power of a sound lattice law ``lat`` (step ``h``) composed in the
     frame of tilt ``lam`` on a window holding all but about :math:`e^{\log\eta}` of its
     tilted mass at each end, and coarsened to the step ``r h`` (module docstring). The
@@ -125,7 +130,7 @@ def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
     if N > max_points:
         raise ValueError(f"a block of {m} factors needs {N} points, more than "
                          f"max_points={max_points}")
-    comp = _compose([(_tilt(lat, lam, h), m)], KA, N)
+    comp = _compose([(_tilt(lat, lam, h), m)], KA, N, pr)
     t = (KA + np.arange(N)).astype(float) * h + off
     tA, tB = _ends(kgf, t, off, h, KA, KB, reach_hi, reach_lo)
     _, til_lo, q_hi, _ = _tails(kgf, lam, bd, tA, tB)
@@ -146,7 +151,8 @@ def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
     q_inf = min(1.0, (-math.expm1(lq) if math.isfinite(lq) else 1.0) * (1 + 8 * EPS * (m + 2))
                 + q_hi)
     shift = m * lat.shift + 16 * EPS * (1.0 + float(np.max(np.abs(tc))))
-    return _Block(_Tilted(j0, w, K, rel, tau), log_q, tc, q_inf, shift)
+    return _Block(_Tilted(j0, w, K, rel, tau, comp.roundoff * grow / S), log_q, tc, q_inf,
+                  shift)
 
 
 def _block_kgf(blocks: list[tuple[_Block, int]]) -> _KGF:

@@ -386,6 +386,7 @@ class _Tilted:
     K: float        # log of the tilted mass (cumulant generating function)
     rel: float      # entrywise relative error of w * e^K as the tilted true masses
     rho: float      # l1 (tilted, normalised) bound of the absolute errors
+    rho_fft: float = 0.0  # the part of rho due to transforms' round-off (a composed block)
 
 
 def _tilt(lat: _Lat, beta: float, h: float) -> _Tilted:
@@ -707,6 +708,8 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
     # parts are rel_up / rel_lo)
     tau_up = math.expm1(pw(lambda it: it.rel + it.rho)) - math.expm1(up)
     tau_lo = tau_up
+    # (the part of them due to transforms' round-off: composed blocks)
+    ro_items = math.expm1(pw(lambda it: it.rel + it.rho_fft)) - math.expm1(up)
     conv = 0.0  # log(1 + relative round-off) of the direct convolutions
     l1 = 0.0    # l1 round-off of the transforms
     l1_fft = 0.0  # ... of those of the composition (not of the merged singles)
@@ -787,6 +790,7 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
             l1_pre *= f
             tau_up *= f
             tau_lo *= f
+            ro_items *= f
             K += log_a
             up += EPS * (abs(log_a) + len(fitems))
             lo -= EPS * (abs(log_a) + len(fitems))
@@ -794,4 +798,5 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
     rel_up = math.expm1(up + conv)
     rel_lo = -math.expm1(lo - conv)
     return _Composed(c, K, rel_up, rel_lo, tau_up + l1 * (1.0 + rel_up),
-                     tau_lo + l1 * (1.0 + rel_up), -log_a, l1_fft * (1.0 + rel_up))
+                     tau_lo + l1 * (1.0 + rel_up), -log_a,
+                     ro_items + l1_fft * (1.0 + rel_up))

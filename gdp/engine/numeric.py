@@ -485,12 +485,13 @@ class _Engine:
                       self.q_infinity(side, h, order, lam),
                       kgf if side == "pess" else None)
 
-    def _blocked(self, order: int, h: float, lam: float, log_eta: float, width: float
-                 ) -> _Level | None:
+    def _blocked(self, order: int, h: float, lam: float, log_eta: float, width: float,
+                 extended: bool = False) -> _Level | None:
         """A long power on the sound side in two levels (:mod:`gdp.engine.coarsening`):
         blocks of ``m = r**2`` factors on the step ``h / sqrt(2)``, coarsened to ``r`` times
-        that; None where one level is about as fast (short powers, small windows, several
-        factors, atomic factors or a lattice step given by the caller)."""
+        that, composed in double or (``extended``) in the platform's long double; None where
+        one level is about as fast (short powers, small windows, several factors, atomic
+        factors or a lattice step given by the caller)."""
         if len(self.groups) != 1 or self.gap > 0 or self.acc.grid_step is not None:
             return None
         n = self.groups[0][1]
@@ -518,18 +519,23 @@ class _Engine:
         log_eta_b = log_eta + math.log(1e-4) - math.log(q + 1.0)
         # the Q-mass above a block's window goes to +inf: the factors' share of it
         log_tol = math.log(self._upper_tol(order, lam) * n / (q + 1.0))
-        key = ("block", order, hf, r, m, lam, log_eta_b, log_tol)
+        key = ("block", order, hf, r, m, lam, log_eta_b, log_tol, extended)
         if key not in self._memo:
             self.plan_kgf(order)
             t1, q1, _ = self._plans[order][1][0]
             plan = _KGF.of_atoms([(t1, q1, 1)])
             cap = self.acc.max_points
+            pr = _EXTENDED if extended else _DOUBLE
+
+            def block(k: int) -> Any:
+                return _block(lat, k, hf, r, lam, log_eta_b, log_tol, cap, plan, pr)
+
             try:
-                blocks = [(_block(lat, m, hf, r, lam, log_eta_b, log_tol, cap, plan), q)]
+                blocks = [(block(m), q)]
                 if rem and rem_block:
-                    blocks.append((_block(lat, rem, hf, r, lam, log_eta_b, log_tol, cap, plan), 1))
+                    blocks.append((block(rem), 1))
                 elif rem:  # the rest as single coarsened factors (m * m <= n / 4)
-                    blocks.append((_block(lat, 1, hf, r, lam, log_eta_b, log_tol, cap, plan), rem))
+                    blocks.append((block(1), rem))
             except ValueError:
                 blocks = None
             self._memo[key] = blocks
@@ -598,7 +604,7 @@ class _Engine:
             # (the planning window can be far too wide for tilted heavy tails: the width
             # expected from the tilted spread decides)
             width = min(bd.B - bd.A, 4.0 * math.sqrt(-2.0 * log_eta * max(vp, 0.0)))
-            lv = self._blocked(order, hs, lam, log_eta, width)
+            lv = self._blocked(order, hs, lam, log_eta, width, extended)
         if lv is None:
             lv = self._level(side, order, hs, lam)
         hs, off, kl = lv.h, lv.off, lv.kgf
