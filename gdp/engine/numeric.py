@@ -809,8 +809,40 @@ class _Engine:
                 est, hj = (w if w > 0 else est), h2
         return v
 
+    def _tv_at_most(self, order: int, delta: float) -> bool:
+        r"""Whether the composition's total variation distance, its δ at ε = 0 (the same
+        for both orders), is provably at most ``delta``: then ε = 0 on both sides.
+
+        A coupling of the products bounds it by :math:`1 - \prod_i (1 - \mathrm{TV}_i)^{n_i}`,
+        with :math:`\mathrm{TV}_i = Q_i[L > 0] - P_i[L > 0] + Q_i[L = +\infty]` of each
+        factor's sound law (the excess of its cell :math:`(0, \infty]` with its error bound,
+        its atoms above 0 and its mass at :math:`+\infty`), each rounded up. The factors are
+        summed in order only until the bound exceeds ``delta`` (long mixed lists at small δ
+        stop at the first); the partial sum is kept, so that the answer depends on
+        ``delta`` alone."""
+        if not 0.0 < delta < 1.0:
+            return delta >= 1.0
+        st = self._memo.setdefault(("tv", order), [0.0, 0])
+        fs = self.factors(order)
+        target = -math.log1p(-delta) * (1.0 - 8 * EPS)
+        while st[1] < len(fs) and st[0] <= target:
+            fa = fs[st[1]]
+            law = fa.pess
+            with np.errstate(all="ignore"):
+                _, _, _, _, X, EX = law.excess(np.array([0.0, np.inf]), np.zeros(1))
+            tv = float(X[0]) + float(EX[0])
+            u, pa, qa = law.atoms()
+            up = u > 0.0
+            if up.any():
+                tv += math.fsum(np.maximum(qa[up] - pa[up], 0.0).tolist()) * (
+                    1.0 + 4 * EPS * (int(up.sum()) + 2))
+            tv = (max(tv, 0.0) + law.q_inf) * (1.0 + 8 * EPS)
+            st[0] += (fa.n * -math.log1p(-tv) * (1.0 + 8 * EPS) if tv < 1.0 else math.inf)
+            st[1] += 1
+        return st[1] == len(fs) and st[0] <= target
+
     def _plan_key(self, order: int, kind: str, v: float) -> Any:
-        if kind == "eps" and v >= 1.0:
+        if kind == "eps" and (v >= 1.0 or self._tv_at_most(order, v)):
             return ("trivial",)
         if kind == "delta" and math.isinf(v):
             return ("trivial",)
@@ -818,15 +850,17 @@ class _Engine:
         return ("trivial",) if p is None else p
 
     def _trivial(self, side: str, order: int, kind: str, x: np.ndarray) -> np.ndarray:
-        """Answers without a frame: ε = 0 at δ ≥ 1; ε = inf below the mass at +inf (or
-        when only that mass exists); δ at ε = inf or beyond the support: the mass at +inf
-        (on the sound side with the at most 1e-30 per factor beyond the planning support)."""
+        """Answers without a frame: ε = 0 at δ ≥ 1 or at least the total variation bound
+        (:meth:`_tv_at_most`); ε = inf below the mass at +inf (or when only that mass
+        exists); δ at ε = inf or beyond the support: the mass at +inf (on the sound side
+        with the at most 1e-30 per factor beyond the planning support)."""
         qi = self.law_q_inf(order)
         if side == "pess":
             qi = min(1.0, qi * (1.0 + 8 * EPS * (self.ntot + 2)) + 2e-30 * self.ntot)
         if kind == "eps":
             empty = self.plan_kgf(order).empty
-            return np.where(x >= 1.0, 0.0, np.where(empty & (x >= qi), 0.0, np.inf))
+            zero = np.array([self._tv_at_most(order, v) for v in x.tolist()], dtype=bool)
+            return np.where(zero, 0.0, np.where(empty & (x >= qi), 0.0, np.inf))
         return np.full(x.shape, qi)
 
     def _frame0(self, side: str, order: int) -> _Frame:
