@@ -49,7 +49,25 @@ __all__ = []
 _BLOCK = 256
 
 
-def _log_tail_sums(lw: np.ndarray) -> tuple[np.ndarray, float]:
+class _TailLogs:
+    r""":math:`L_j = \log\sum_{k\ge j} e^{w_k}` for ``j = 0 … n`` (``L_n = -\infty``),
+    indexed like an array (an index or an array of them). Kept either as the logs
+    themselves or as scaled sums :math:`c_j = \sum_{k \ge j} e^{w_k - m}`, whose logs are
+    taken only where asked (a frame's answers visit a few dozen of its points)."""
+
+    __slots__ = ("_c", "_m", "_L")
+
+    def __init__(self, c: np.ndarray | None, m: float, L: np.ndarray | None = None):
+        self._c, self._m, self._L = c, m, L
+
+    def __getitem__(self, j):
+        if self._L is not None:
+            return self._L[j]
+        with np.errstate(divide="ignore"):
+            return np.log(self._c[j]) + self._m
+
+
+def _log_tail_sums(lw: np.ndarray) -> tuple[_TailLogs, float]:
     r""":math:`L_j = \log\sum_{k \ge j} e^{w_k}` for log weights ``lw`` (``-inf`` allowed),
     in blocks (scaled sums, then the blocks combined in log space). Returns the sums and a
     bound on their relative error."""
@@ -71,26 +89,29 @@ def _log_tail_sums(lw: np.ndarray) -> tuple[np.ndarray, float]:
     L = np.logaddexp(lcs, carry[:, None]).reshape(-1)[:n]
     fin = L[np.isfinite(L)]
     big = float(np.max(np.abs(fin))) if fin.size else 0.0
-    return L, EPS * (2.0 * _BLOCK + 2.0 * rows + 16.0 + 2.0 * big)
+    return (_TailLogs(None, 0.0, np.concatenate([L, [-np.inf]])),
+            EPS * (2.0 * _BLOCK + 2.0 * rows + 16.0 + 2.0 * big))
 
 
-def _tail_sums(lw: np.ndarray) -> tuple[np.ndarray, float]:
-    r""":math:`\log\sum_{k\ge j} e^{w_k}` and a relative error bound: a scaled reverse
-    cumulative sum when the weights span less than :math:`e^{600}` (terms below
-    :math:`10^{-300}` of the largest may underflow: the bound includes them), else
-    :func:`_log_tail_sums`."""
-    fin = lw[np.isfinite(lw)]
-    if fin.size == 0:
-        return np.full(lw.shape, -np.inf), 0.0
-    m, lo = float(np.max(fin)), float(np.min(fin))
+def _tail_sums(lw: np.ndarray) -> tuple[_TailLogs, float]:
+    r""":math:`\log\sum_{k\ge j} e^{w_k}` (``j = 0 … n``, the last ``-inf``) and a relative
+    error bound: a scaled reverse cumulative sum when the weights span less than
+    :math:`e^{600}` (terms below :math:`10^{-300}` of the largest may underflow: the bound
+    includes them), else :func:`_log_tail_sums`. The sums do not increase with j, so the
+    largest log in magnitude is the first or the last finite one."""
+    n = lw.size
+    m = float(np.max(lw)) if n else -math.inf
+    if not math.isfinite(m):
+        return _TailLogs(None, 0.0, np.full(n + 1, -np.inf)), 0.0
+    lo = float(np.min(np.where(np.isfinite(lw), lw, math.inf)))
     if m - lo > 600.0:
         return _log_tail_sums(lw)
+    c = np.zeros(n + 1)
     with np.errstate(under="ignore"):
-        c = np.cumsum(np.exp(lw - m)[::-1])[::-1]
-    with np.errstate(divide="ignore"):
-        L = np.log(c) + m
-    return L, EPS * (lw.size + 8.0 + 2.0 * max(abs(m), abs(lo)) + 2.0 * float(
-        np.max(np.abs(L[np.isfinite(L)])) if np.isfinite(L).any() else 0.0))
+        np.cumsum(np.exp(lw - m)[::-1], out=c[n - 1::-1])
+    last = int(np.count_nonzero(c)) - 1   # (the positive sums come first)
+    big = max(abs(math.log(float(c[0])) + m), abs(math.log(float(c[last])) + m))
+    return _TailLogs(c, m), EPS * (n + 8.0 + 2.0 * max(abs(m), abs(lo)) + 2.0 * big)
 
 
 def _lse(*terms: np.ndarray) -> np.ndarray:
@@ -169,7 +190,7 @@ class _Frame:
     _sums: tuple | None = field(default=None, repr=False)
 
     # -- tail sums ----------------------------------------------------------
-    def sums(self) -> tuple[np.ndarray, np.ndarray, float]:
+    def sums(self) -> tuple[_TailLogs, _TailLogs, float]:
         """log A_j, log B_j (tail sums of the untilted Q- and P-masses) and their relative
         error bound."""
         if self._sums is None:
@@ -180,8 +201,6 @@ class _Frame:
             big = float(np.max(np.abs(fin))) if fin.size else 0.0
             smax = float(np.max(np.abs(self.s)))
             rho = ra + rb + 3.0 * EPS * (abs(self.K) + (self.lam + 1.0) * smax + big + 8.0)
-            la = np.concatenate([la, [-np.inf]])
-            lb = np.concatenate([lb, [-np.inf]])
             self._sums = (la, lb, rho)
         return self._sums
 
