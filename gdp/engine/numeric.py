@@ -452,7 +452,7 @@ class _Engine:
             # (where the answer is estimated at under half the Chernoff ε, the frame of the
             # δ question at the estimate, which :meth:`_refine_step` would otherwise add
             # after a first frame at the Chernoff tilt: rare events, long runs at small p)
-            est = _gauss_eps(K, K1, K2, lam, lr, eps)
+            est = _gauss_eps(K, K1, K2, lam, lr, eps, only_below=0.5 * eps)
             pd = self.plan(order, "delta", est) if 0.0 < est < 0.5 * eps else None
             if pd is not None:
                 sd_d = self._memo[("plan-eps", order, "delta", est)][1]

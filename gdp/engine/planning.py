@@ -142,7 +142,7 @@ def _window_of(qs: tuple[float, float, float, float], h: float, cap: int,
 
 
 def _gauss_eps(k: float, k1: float, k2: float, lam: float, log_delta: float,
-               eps_c: float) -> float:
+               eps_c: float, only_below: float = math.inf) -> float:
     r"""An estimate of ε(δ) for planning only (never for a bound), from the cumulant
     generating function at the Chernoff tilt λ (``k, k1, k2``: K, K', K'' there) with
     the tilted law taken as Gaussian:
@@ -156,7 +156,8 @@ def _gauss_eps(k: float, k1: float, k2: float, lam: float, log_delta: float,
     :math:`s = \sqrt v = \sqrt{K''}`: the hockey-stick kernel integrated against the
     Gaussian exactly (Bahadur and Rao's correction to the Chernoff bound ``eps_c``, which
     the estimate never exceeds), solved for x by bisection to 1e-4 relative. ``eps_c``
-    where the law is degenerate."""
+    where the law is degenerate, and at once where the estimate is above ``only_below``
+    (a caller that uses it only below some value)."""
     from scipy import special  # loaded on first use (import time)
 
     if not (lam > 0 and k2 > 0 and math.isfinite(eps_c) and math.isfinite(k1)):
@@ -176,6 +177,8 @@ def _gauss_eps(k: float, k1: float, k2: float, lam: float, log_delta: float,
                        + np.log1p(-np.exp(la2 - la1)))
         return ~((la2 < la1) & (log_est > log_delta))
 
+    if only_below < eps_c and not at_most(np.array(only_below)):
+        return eps_c
     hi, step = eps_c, sd
     lo = hi - step
     for _ in range(60):  # a point below the answer (the estimate tends to 1 as x falls)

@@ -38,6 +38,10 @@ def test_gaussian_estimate_is_exact_for_a_gaussian_law(mu, delta):
     exact = gdp.G_mu(mu).epsilon(delta)
     assert est == pytest.approx(exact, rel=3e-4)
     assert est < eps_c * (1.0 - 1e-3)
+    # (asked only below a value: the same estimate below it, the Chernoff bound above)
+    args = (cgf(lam), 0.5 * mu * mu + lam * mu * mu, mu * mu, lam, ld, eps_c)
+    assert _gauss_eps(*args, only_below=1.001 * est) == est
+    assert _gauss_eps(*args, only_below=0.999 * est) == eps_c
 
 
 def test_estimate_falls_back_to_chernoff_on_a_degenerate_law():
