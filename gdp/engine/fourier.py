@@ -556,10 +556,18 @@ def _spectrum(x: np.ndarray, g: float, pr: _Precision = _DOUBLE) -> tuple[np.nda
     N = x.size
     tot = float(_sum(x))
     if N < 64 or not float(np.max(x)) >= 0.125 * tot:
-        # (four entries below an eighth each hold less than half: the selection below, an
-        # O(N) partition several times dearer than the transform, cannot succeed)
+        # (four entries below an eighth each hold less than half: the selection below
+        # cannot succeed)
         return sfft.rfft(x), g * tot
-    top = np.sort(np.argpartition(x, -4)[-4:])
+    # (the four heaviest by four passes of argmax: numpy's partition of a lattice law,
+    # mostly zeros, took 4 ms for 32,400 entries, ten times the transform)
+    y = x.copy()
+    pick = []
+    for _ in range(4):
+        k = int(np.argmax(y))
+        pick.append(k)
+        y[k] = -1.0
+    top = np.sort(np.array(pick))
     mt = float(_sum(x[top]))
     if not mt >= 0.5 * tot:
         return sfft.rfft(x), g * tot
