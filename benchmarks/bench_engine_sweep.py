@@ -31,8 +31,13 @@ Part 2, long mixed lists: K mechanisms (a quarter each Gaussian, Laplace, random
 response, Poisson-subsampled Gaussian, seeded parameters), ``gdp.compose_two_orders``,
 sound ε at δ = 1e-6 and the bracket, K = 10, 100, 1,000, 5,000.
 
+Part 3, the FFT floor: for σ = 1, p = 0.01, T = 10⁴, δ = 1e-5, the median time of the sound ε
+(a fresh curve each call) against the median time of the transforms that call makes (their
+lengths recorded in one uncounted call, then each ``rfft``/``irfft`` timed on its own).
+
 Run ``python benchmarks/bench_engine_sweep.py`` (``--quick``: fewer random configurations,
-K up to 1,000). Note the machine's load (``uptime``) with the figures.
+K up to 1,000; ``--floor``: part 3 only). Note the machine's load (``uptime``) with the
+figures.
 """
 
 from __future__ import annotations
@@ -239,6 +244,45 @@ def mixed(ks: list[int], seed: int = 20240611) -> None:
               f"bracket +{t2 - t1:.3f} s", flush=True)
 
 
+def floor(cfg: tuple[float, float, int, float] = (1.0, 0.01, 10_000, 1e-5),
+          runs: int = 21) -> None:
+    from scipy import fft as sfft
+
+    s, p, t, d = cfg
+    lengths: list[tuple[str, int]] = []
+    real = {"rfft": sfft.rfft, "irfft": sfft.irfft}
+
+    def rec(name):
+        def f(x, n=None, *a, **k):
+            lengths.append((name, int(n) if n is not None else int(np.shape(x)[-1])))
+            return real[name](x, n, *a, **k)
+        return f
+
+    sfft.rfft, sfft.irfft = rec("rfft"), rec("irfft")
+    try:
+        gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(d)
+    finally:
+        sfft.rfft, sfft.irfft = real["rfft"], real["irfft"]
+
+    def med(fn) -> float:
+        ts = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+        return statistics.median(ts)
+
+    rng = np.random.default_rng(0)
+    tr = 0.0
+    for name, n in lengths:
+        x = rng.random(n) if name == "rfft" else real["rfft"](rng.random(n))
+        tr += med(lambda x=x, n=n, name=name: real[name](x, n))
+    tg = med(lambda: gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(d))
+    print(f"-- FFT floor at {cfg}: {len(lengths)} transforms "
+          f"({', '.join(f'{a} {n}' for a, n in lengths)}) {tr * 1e3:.2f} ms; sound eps "
+          f"{tg * 1e3:.2f} ms; ratio {tg / tr:.1f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -246,7 +290,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--memory", type=float, default=4.0,
                     help="memory cap (GiB) of dp-accounting's finer ladder steps")
     ap.add_argument("--random", type=int, default=None, help="random configurations")
+    ap.add_argument("--floor", action="store_true", help="the FFT floor only")
     args = ap.parse_args(argv)
+    if args.floor:
+        floor()
+        return
     n = args.random if args.random is not None else (8 if args.quick else 24)
     print(f"load: {os.getloadavg()}")
     configs = dict(REGIMES)
@@ -254,6 +302,7 @@ def main(argv: list[str] | None = None) -> None:
     _gdp(1.0, 0.01, 100, 1e-5)  # imports and first-use loads, not timed
     sweep(configs, args.limit, int(args.memory * (1 << 30)))
     mixed([10, 100, 1000] if args.quick else [10, 100, 1000, 5000])
+    floor()
     print(f"load: {os.getloadavg()}")
 
 
