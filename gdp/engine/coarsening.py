@@ -142,7 +142,7 @@ def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
     w = w / S
     K = comp.K + math.log(S)
     rel = (1.0 + comp.rel_up) * (1.0 + (r + 12) * EPS) - 1.0
-    tau = comp.tau_up * grow / S
+    tau = comp.tau * grow / S
     H = r * h
     tc = (j0 + np.arange(w.size)).astype(float) * H + off
     with np.errstate(divide="ignore"):

@@ -687,8 +687,7 @@ class _Composed:
     K: float        # log of the tilted mass
     rel_up: float   # exact <= (1 + rel_up) c + (l1 part)
     rel_lo: float   # exact >= (1 - rel_lo) c - (l1 part)
-    tau_up: float   # l1 allowance (tilted, normalised) on the sound side
-    tau_lo: float   # l1 allowance on the other side
+    tau: float      # the l1 part (tilted, normalised), on either side
     log_scale: float = 0.0  # log of (the tilted mass the factors bring) / e^K: a tilted
     #                         mass m of them is m e^log_scale in units of c (a^-n factored)
     roundoff: float = 0.0   # the part of both l1 allowances due to the transforms
@@ -710,12 +709,11 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
 
     up = pw(lambda it: it.rel)
     lo = math.fsum(n * math.log1p(-min(it.rel, 0.5)) for it, n in items)
-    # (the factors' l1 parts, both sides: with v_i >= b_i - d_i, b_i = (1 - r_i) w_i,
+    # (the factors' l1 parts, on either side: with v_i >= b_i - d_i, b_i = (1 - r_i) w_i,
     # d_i >= 0 of l1 norm rho_i, telescoping gives ||*b - *min(v, b)||_1 <= sum_i n_i rho_i
-    # prod_(j != i) ||b_j||_1; above, (1 + r + rho)^n - (1 + r)^n likewise; the relative
-    # parts are rel_up / rel_lo)
-    tau_up = math.expm1(pw(lambda it: it.rel + it.rho)) - math.expm1(up)
-    tau_lo = tau_up
+    # prod_(j != i) ||b_j||_1; above, (1 + r + rho)^n - (1 + r)^n likewise, which bounds
+    # both; the relative parts are rel_up / rel_lo)
+    tau = math.expm1(pw(lambda it: it.rel + it.rho)) - math.expm1(up)
     # (the part of them due to transforms' round-off: composed blocks)
     ro_items = math.expm1(pw(lambda it: it.rel + it.rho_fft)) - math.expm1(up)
     conv = 0.0  # log(1 + relative round-off) of the direct convolutions
@@ -796,8 +794,7 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
             # a^-n, K by a^n (its rounding, u n |log a| at most, is a relative error)
             f = math.exp(-log_a)
             l1_pre *= f
-            tau_up *= f
-            tau_lo *= f
+            tau *= f
             ro_items *= f
             K += log_a
             up += EPS * (abs(log_a) + len(fitems))
@@ -805,6 +802,5 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
         l1 += l1_pre
     rel_up = math.expm1(up + conv)
     rel_lo = -math.expm1(lo - conv)
-    return _Composed(c, K, rel_up, rel_lo, tau_up + l1 * (1.0 + rel_up),
-                     tau_lo + l1 * (1.0 + rel_up), -log_a,
+    return _Composed(c, K, rel_up, rel_lo, tau + l1 * (1.0 + rel_up), -log_a,
                      ro_items + l1_fft * (1.0 + rel_up))

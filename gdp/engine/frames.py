@@ -101,7 +101,9 @@ def _tail_sums(lw: np.ndarray) -> tuple[_TailLogs, float]:
     largest log in magnitude is the first or the last finite one."""
     n = lw.size
     m = float(np.max(lw)) if n else -math.inf
-    if not math.isfinite(m):
+    if not m < math.inf:  # (NaN or +inf: an invariant; no bound can be read off them)
+        raise FloatingPointError("a composed frame holds NaN or infinite masses")
+    if m == -math.inf:
         return _TailLogs(None, 0.0, np.full(n + 1, -np.inf)), 0.0
     lo = float(np.min(np.where(np.isfinite(lw), lw, math.inf)))
     if m - lo > 600.0:

@@ -648,13 +648,13 @@ class _Engine:
             if lv.sound_kgf is not None:
                 k_up = float(lv.sound_kgf.upper(np.array([lam]))[0])
                 self._sound[key] = lv
-            fr = _Frame(t, lc, lam, comp.K, comp.rel_up, comp.tau_up, shift, qi, q_hi, q_lo,
+            fr = _Frame(t, lc, lam, comp.K, comp.rel_up, comp.tau, shift, qi, q_hi, q_lo,
                         True, k_up=k_up if math.isfinite(k_up) else math.inf,
                         roundoff=comp.roundoff)
         else:
             # (the tilted mass outside the window wraps around into it: an l1 allowance)
             wrap = (til_hi + til_lo) * math.exp(comp.log_scale) * (1.0 + comp.rel_up)
-            fr = _Frame(t, lc, lam, comp.K, comp.rel_lo, comp.tau_lo + wrap, shift, qi,
+            fr = _Frame(t, lc, lam, comp.K, comp.rel_lo, comp.tau + wrap, shift, qi,
                         sound=False, wrap=wrap, roundoff=comp.roundoff)
         self._frames[key] = fr
         return fr

@@ -40,8 +40,10 @@ def _excess(comp, exact: list[mp.mpf]) -> tuple[float, float]:
         c = mp.mpf(float(comp.c[k])) * scale
         up += max(mp.mpf(0), e - (1 + mp.mpf(comp.rel_up)) * c)
         lo += max(mp.mpf(0), (1 - mp.mpf(comp.rel_lo)) * c - e)
-    return (float(up / (mp.mpf(comp.tau_up) * scale)) if comp.tau_up > 0 else float(up),
-            float(lo / (mp.mpf(comp.tau_lo) * scale)) if comp.tau_lo > 0 else float(lo))
+    if not comp.tau > 0:
+        return float(up), float(lo)
+    allowance = mp.mpf(comp.tau) * scale
+    return float(up / allowance), float(lo / allowance)
 
 
 @pytest.mark.parametrize(("w", "n"), [

@@ -137,7 +137,7 @@ def test_spike_power_composition_keeps_its_units(monkeypatch):
     assert b.log_scale == 0.0
     # the same masses, to within the allowances (round-off entries near 1e-17)
     assert np.allclose(a.c * np.exp(a.K), b.c * np.exp(b.K), rtol=1e-9,
-                       atol=(b.tau_up + a.tau_up * math.exp(a.K - b.K)) * math.exp(b.K))
+                       atol=(b.tau + a.tau * math.exp(a.K - b.K)) * math.exp(b.K))
     # tail masses given in the factors' units convert into the units of c
     assert math.exp(a.log_scale) == pytest.approx(math.exp(b.K - a.K))
 
@@ -146,7 +146,7 @@ def test_spike_power_composition_keeps_its_units(monkeypatch):
 def test_factors_relative_errors_are_covered_by_the_relative_allowances(sign):
     """Factors whose true tilted masses are (1 ± r) times the computed ones (r = 1e-6, far
     above the round-off) raised to n = 300: the exact composed masses (binomial, 50 digits)
-    stay within (1 + rel_up) c + tau_up e^K above and (1 - rel_lo) c - tau_lo e^K below,
+    stay within (1 + rel_up) c + tau e^K above and (1 - rel_lo) c - tau e^K below,
     with the l1 allowances left to the round-off (the relative errors are not charged there
     a second time)."""
     mp.mp.dps = 50
@@ -155,7 +155,7 @@ def test_factors_relative_errors_are_covered_by_the_relative_allowances(sign):
     it = _Tilted(0, np.array([a, b]), 0.0, r, 0.0)
     N = 512
     comp = _compose([(it, n)], 0, N)
-    assert comp.tau_lo < 1e-12 and comp.tau_up < 1e-12   # (n r = 3e-4)
+    assert comp.tau < 1e-12   # (n r = 3e-4: the relative errors are not in it)
     scale = mp.e ** mp.mpf(comp.K)
     f = (1 + sign * mp.mpf(r)) ** n
     over = under = mp.mpf(0)
@@ -164,8 +164,8 @@ def test_factors_relative_errors_are_covered_by_the_relative_allowances(sign):
         c = mp.mpf(float(comp.c[k])) * scale
         over += max(mp.mpf(0), e - (1 + mp.mpf(comp.rel_up)) * c)
         under += max(mp.mpf(0), (1 - mp.mpf(comp.rel_lo)) * c - e)
-    assert over <= comp.tau_up * scale
-    assert under <= comp.tau_lo * scale
+    assert over <= comp.tau * scale
+    assert under <= comp.tau * scale
 
 
 def test_other_side_charges_the_factors_relative_errors_once():
