@@ -247,6 +247,11 @@ class _Engine:
         h = min(h, 0.25 * sd, 0.5)
         # the frame's window spans about 16 tilted spreads: at most about 2**20 points
         # (a question far in the bulk, e.g. δ at an ε far below the mean, needs no more)
+        return self._clamped_step(h, sd)
+
+    def _clamped_step(self, h: float, sd: float) -> float:
+        """A step ``h`` for a frame of tilted spread ``sd``, kept to about 2**20 points over
+        16 spreads and above ``h0 / 4096``, on the grid of :meth:`step_for`."""
         h = max(h, 16.0 * sd / 2.0 ** 20)
         if not h > 0 or not math.isfinite(h):
             h = self.h0
@@ -761,13 +766,18 @@ class _Engine:
         certified at that step) takes the step from the sound side's answer. Where the
         moment bound was more than twice the answer, the frame of the δ question at the
         answer found (its saddle-point tilt and step) comes first, and the steps are
-        refined at its tilt."""
+        refined at its tilt. Where the rule is met but the last two answers at one tilt
+        (steps :math:`h_1 > h_2`, answers :math:`a_1, a_2`) put the error of the last,
+        taken as :math:`O(h^2)`, at :math:`|a_1 - a_2|/((h_1/h_2)^2 - 1)` above half of
+        ``rtol`` (the rule's error model fails for rarely sampled steps and tiny ε), a step
+        finer by the square root of the ratio (1.4 to 4 times), up to five refinements in
+        all. A heuristic for accuracy only: every answer is a bound on its side."""
         v = v.copy()
         for j, (xj, vj) in enumerate(zip(x.tolist(), v.tolist(), strict=True)):
             info = self._memo.get(("plan-eps", order, "eps", xj))
             if info is None:
                 continue
-            est, hj = vj, h
+            est, hj, last = vj, h, vj
             if side == "opt":
                 # (an answer far below the sound one says little about the true ε: a step
                 # from it would be needlessly fine; the sound answer sets the scale)
@@ -789,16 +799,27 @@ class _Engine:
                         v[j] = _best(side, v[j], w)
                         hj, lj = pd
                         sd = self._memo[("plan-eps", order, "delta", est)][1]
+                        last = w
                         if side == "pess" and 0.0 < w < est:  # (the other side keeps the
                             est = w                            # sound answer's scale)
                     except ValueError:
                         pass
-            for _ in range(3):
+            prev = None  # (step, answer) before the last, at the tilt lj
+            for _ in range(5):
                 if not (math.isfinite(est) and 0.0 < est < info[0]):
                     break
                 h2 = self.step_for(lj, est, sd)
                 if not h2 < 0.7 * hj:
-                    break
+                    err = _step_error(prev, (hj, last))
+                    if not err > 0.5 * self.acc.rtol * last:
+                        break
+                    f = min(max(math.sqrt(0.5 * self.acc.rtol * last / err), 0.25), 0.7)
+                    # (the spread that caps the step's refinement: the last frame's window,
+                    # often far narrower than 16 spreads of the plan for rare events)
+                    fr = self.frame(side, order, hj, lj)
+                    h2 = self._clamped_step(f * hj, (float(fr.s[-1]) - float(fr.s[0])) / 16.0)
+                    if not h2 < 0.95 * hj:
+                        break
                 try:
                     # (no factor lattice over 2**21 points, as in :meth:`plan`)
                     self._windows(h2, order, lj, cap=_FACTOR_CAP)
@@ -806,6 +827,8 @@ class _Engine:
                 except ValueError:
                     break
                 v[j] = _best(side, v[j], w)
+                prev = (hj, last)
+                last = w
                 est, hj = (w if w > 0 else est), h2
         return v
 
@@ -880,6 +903,18 @@ class _Engine:
                         n_points=int(fr.s.size), tail_bound=fr.m_hi + fr.m_lo,
                         roundoff=fr.tau * math.exp(fr.K), rel_roundoff=fr.rel,
                         loss_shift=fr.shift)
+
+
+def _step_error(prev: tuple[float, float] | None, cur: tuple[float, float]) -> float:
+    """The error of the answer ``cur = (h2, a2)`` estimated from the one before it at the
+    same tilt, ``prev = (h1, a1)``, taken as :math:`O(h^2)`: :math:`|a_1 - a_2| / ((h_1 /
+    h_2)^2 - 1)`; 0 where there is no such pair of finite positive answers."""
+    if prev is None:
+        return 0.0
+    (h1, a1), (h2, a2) = prev, cur
+    if not (0.0 < a1 < math.inf and 0.0 < a2 < math.inf and h1 > 1.01 * h2 > 0.0):
+        return 0.0
+    return abs(a1 - a2) / ((h1 / h2) ** 2 - 1.0)
 
 
 def _best(side: str, a: Any, b: Any) -> Any:
