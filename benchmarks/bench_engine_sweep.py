@@ -299,7 +299,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"load: {os.getloadavg()}")
     configs = dict(REGIMES)
     configs["random over the box"] = _random(n)
-    _gdp(1.0, 0.01, 100, 1e-5)  # imports and first-use loads, not timed
+    _gdp(1.0, 0.01, 100, 1e-5)  # imports and first-use loads, not timed (the numeric
+    _gdp(1.0, 0.01, 1, 1e-5)    # engine, and scipy.optimize for one step's exact bracket)
     sweep(configs, args.limit, int(args.memory * (1 << 30)))
     mixed([10, 100, 1000] if args.quick else [10, 100, 1000, 5000])
     floor()
