@@ -70,7 +70,7 @@ NAMED = [  # sigma, p, steps, delta, regime
     (1.0, 1.0, 100, 1e-5, "p = 1"),
     (0.7, 1.0, 3, 1e-9, "p = 1"),
     # small answers of rarely sampled steps, where the step rule's error model fails
-    # (appended with --resume --limit 150: dp-accounting at 1e-6 takes up to 100 s there)
+    # (appended with --quick --resume --limit 150: dp-accounting at 1e-6 takes up to 100 s)
     (0.9247899114334701, 2.592839452035725e-05, 124, 1.7327510459334986e-06, "small eps"),
     (0.6414894502336954, 2.2765057951074227e-05, 507, 0.0004319967107598916, "small eps"),
     (0.7032646891786893, 1.7835262577176525e-05, 9, 5.83058609344645e-07, "small eps"),
