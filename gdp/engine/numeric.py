@@ -760,8 +760,8 @@ class _Engine:
         """Where the moment bound that chose the step was above the answer (2 to 8 times
         for small sampling rates, 100 times for rare events: skewed or bimodal tilted laws)
         and the step the rule gives at the answer found is below 0.7 of the one used, that
-        step (at most three times, each from the answer of the last), and the best of the
-        answers (each is a bound on its side; the question alone decides, value by value).
+        step (each from the answer of the last), and the best of the answers (each is a
+        bound on its side; the question alone decides, value by value).
         On the other side an answer below half the sound side's (0 where nothing is
         certified at that step) takes the step from the sound side's answer. Where the
         moment bound was more than twice the answer, the frame of the δ question at the
