@@ -771,7 +771,8 @@ class _Engine:
         taken as :math:`O(h^2)`, at :math:`|a_1 - a_2|/((h_1/h_2)^2 - 1)` above half of
         ``rtol`` (the rule's error model fails for rarely sampled steps and tiny ε), a step
         finer by the square root of the ratio (1.4 to 4 times), up to five refinements in
-        all. A heuristic for accuracy only: every answer is a bound on its side."""
+        all; the other side then goes at least as far as the sound side went at the same
+        tilt. A heuristic for accuracy only: every answer is a bound on its side."""
         v = v.copy()
         for j, (xj, vj) in enumerate(zip(x.tolist(), v.tolist(), strict=True)):
             info = self._memo.get(("plan-eps", order, "eps", xj))
@@ -830,6 +831,20 @@ class _Engine:
                 prev = (hj, last)
                 last = w
                 est, hj = (w if w > 0 else est), h2
+            if side == "pess":
+                self._memo[("last-step", order, xj)] = (hj, lj)
+            else:
+                # (the other side refines at least as far as the sound side did at the same
+                # tilt, where its own answers gave no estimate of their error, e.g. a first
+                # answer of 0)
+                hs, ls = self._memo.get(("last-step", order, xj), (hj, None))
+                if ls == lj and hs < 0.95 * hj:
+                    try:
+                        w = float(self._in_frames(side, order, hs, lj, "eps",
+                                                  np.array([xj]))[0])
+                        v[j] = _best(side, v[j], w)
+                    except ValueError:
+                        pass
         return v
 
     def _tv_at_most(self, order: int, delta: float) -> bool:
