@@ -98,3 +98,28 @@ def test_blocks_whose_round_off_sets_the_answer_are_composed_in_extended_precisi
     lo, hi = (float(v) for v in h.epsilon_bounds(4.256519668505385e-09))
     assert hi <= 0.1700
     assert 0.99 * hi <= lo <= hi
+
+
+def test_blocks_in_extended_precision_stay_sound_on_a_gaussian(monkeypatch):
+    """Frames forced into extended precision everywhere (blocks included) on a Gaussian
+    forced through two levels: the bracket still holds G_{mu sqrt n} exactly, the sound
+    end above it and within 0.1%."""
+    monkeypatch.setattr(numeric._Engine, "_dominates", staticmethod(
+        lambda fr, amount, kind, x, v: np.ones(np.shape(x), dtype=bool)))
+    built = []
+    blocked = numeric._Engine._blocked
+
+    def spy(self, *args, **kwargs):
+        out = blocked(self, *args, **kwargs)
+        built.append((args[-1] if len(args) == 6 else kwargs.get("extended"), out is not None))
+        return out
+
+    monkeypatch.setattr(numeric._Engine, "_blocked", spy)
+    n, mu = 10**5, 8.0
+    h = compose_numeric([(gdp.G_mu(mu / math.sqrt(n)), n)])
+    for delta in (1e-3, 1e-12, 1e-15):
+        truth = gdp.G_mu(mu).epsilon(delta)
+        lo, hi = h.epsilon_bounds(delta)
+        assert lo <= truth * (1 + 1e-12)
+        assert truth * (1 - 1e-12) <= hi <= truth * 1.001
+    assert (True, True) in built   # (an extended two-level level was built)
