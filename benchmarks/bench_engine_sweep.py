@@ -302,7 +302,7 @@ def floor(cfg: tuple[float, float, int, float] = (1.0, 0.01, 10_000, 1e-5),
     for name, n in lengths:
         x = rng.random(n) if name == "rfft" else real["rfft"](rng.random(n))
         tr += med(lambda x=x, n=n, name=name: real[name](x, n))
-    tg = med(lambda: gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(d))
+    tg = statistics.median(_gdp_sound_time(s, p, t, d) for _ in range(runs))
     print(f"-- FFT floor at {cfg}: {len(lengths)} transforms "
           f"({', '.join(f'{a} {n}' for a, n in lengths)}) {tr * 1e3:.2f} ms; sound eps "
           f"{tg * 1e3:.2f} ms; ratio {tg / tr:.1f}")

@@ -713,9 +713,11 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
     # d_i >= 0 of l1 norm rho_i, telescoping gives ||*b - *min(v, b)||_1 <= sum_i n_i rho_i
     # prod_(j != i) ||b_j||_1; above, (1 + r + rho)^n - (1 + r)^n likewise, which bounds
     # both; the relative parts are rel_up / rel_lo)
-    tau = math.expm1(pw(lambda it: it.rel + it.rho)) - math.expm1(up)
-    # (the part of them due to transforms' round-off: composed blocks)
-    ro_items = math.expm1(pw(lambda it: it.rel + it.rho_fft)) - math.expm1(up)
+    def l1_part(g) -> float:
+        return math.expm1(pw(lambda it: it.rel + g(it))) - math.expm1(up)
+
+    tau = l1_part(lambda it: it.rho)
+    ro_items = l1_part(lambda it: it.rho_fft)  # (the part due to round-off: composed blocks)
     conv = 0.0  # log(1 + relative round-off) of the direct convolutions
     l1 = 0.0    # l1 round-off of the transforms
     l1_fft = 0.0  # ... of those of the composition (not of the merged singles)
