@@ -699,14 +699,18 @@ class _Engine:
                 out[ii] = self._trivial(side, order, kind, flat[ii])
                 continue
             h, lam = key
-            v = self._in_frames(side, order, h, lam, kind, flat[ii])
             if kind == "eps":
+                # (extended precision, where it helps, only once the step's refinement has
+                # not moved to another tilt: it is the costliest part of a frame)
+                v = self._in_frames(side, order, h, lam, kind, flat[ii], extended=False)
                 v = self._refine_step(side, order, h, lam, flat[ii], v)
+            else:
+                v = self._in_frames(side, order, h, lam, kind, flat[ii])
             out[ii] = v
         return out.reshape(x.shape)
 
     def _in_frames(self, side: str, order: int, h: float, lam: float, kind: str,
-                   x: np.ndarray) -> np.ndarray:
+                   x: np.ndarray, extended: bool = True) -> np.ndarray:
         """This side's answers to ``x`` in the frame of step ``h`` and tilt ``lam``. The
         window holds all but 1e-8 of the tilted mass; where the moment bound is far above
         the truth (rare events: small p T, tiny δ) the untilted mass above it can exceed
@@ -717,7 +721,7 @@ class _Engine:
         by the whole lattice law's Chernoff bound at its best tilt. Where the transforms'
         round-off dominates the answer and is most of the frame's l1 allowance, the same
         frame with its transforms in extended precision (where the platform has it) as
-        well, the wider frame in the precision so chosen."""
+        well, the wider frame in the precision so chosen (``extended=False``: not)."""
         def ask(f: _Frame, xs: np.ndarray) -> np.ndarray:  # (a new array: updated in place)
             return f.epsilon(xs) if kind == "eps" else f.delta(xs)
 
@@ -741,7 +745,7 @@ class _Engine:
         if np.any(wide):
             frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
             v[wide] = _best(side, v[wide], ask(frames[True], x[wide]))
-        if _EXTENDED_GAINS:
+        if extended and _EXTENDED_GAINS:
             # (where the round-off is most of the frame's l1 allowance: elsewhere, e.g. the
             # other side's allowance for the factors' relative errors, it cannot help)
             for w, f in frames.items():
@@ -774,37 +778,57 @@ class _Engine:
         all; the other side then goes at least as far as the sound side went at the same
         tilt. A heuristic for accuracy only: every answer is a bound on its side."""
         v = v.copy()
-        for j, (xj, vj) in enumerate(zip(x.tolist(), v.tolist(), strict=True)):
+        for j, xj in enumerate(x.tolist()):
             info = self._memo.get(("plan-eps", order, "eps", xj))
             if info is None:
+                v[j] = _best(side, v[j], float(self._in_frames(side, order, h, lam, "eps",
+                                                               np.array([xj]))[0]))
                 continue
-            est, hj, last = vj, h, vj
-            if side == "opt":
-                # (an answer far below the sound one says little about the true ε: a step
-                # from it would be needlessly fine; the sound answer sets the scale)
-                sound = float(self.answer("pess", order, "eps", np.array([xj]))[0])
-                if est < 0.5 * sound:
-                    est = sound
-            lj, sd = lam, info[1]
-            if math.isfinite(est) and 0.0 < est < 0.5 * info[0]:
+            hj, lj, sd, vj = h, lam, info[1], float(v[j])
+            for first in (True, False):
+                if not first:
+                    # (the first frame's answer in extended precision where that helps: the
+                    # refinement stays at its tilt)
+                    v[j] = _best(side, v[j], float(self._in_frames(
+                        side, order, h, lam, "eps", np.array([xj]))[0]))
+                est = last = float(v[j])
+                if side == "opt":
+                    # (an answer far below the sound one says little about the true ε: a
+                    # step from it would be needlessly fine; the sound answer sets the scale)
+                    sound = float(self.answer("pess", order, "eps", np.array([xj]))[0])
+                    if est < 0.5 * sound:
+                        est = sound
+                if not (math.isfinite(est) and 0.0 < est < 0.5 * info[0]):
+                    continue
                 # (the tilt that minimises the moment bound can put the tilted law on a far
                 # tail, cut where the factors' windows end, when the bound is far above the
                 # answer (rare events); the saddle-point tilt of the answer found, with its
                 # step, frames the answer itself)
                 pd = self.plan(order, "delta", est)
-                if pd is not None and pd[1] != lam:
+                if pd is None or pd[1] == lam:
+                    continue
+                for _ in range(2):
+                    # (a first estimate without extended precision can be far above the
+                    # answer: then once more, the frame of the δ question at the answer)
                     try:
                         self._windows(pd[0], order, pd[1], cap=_FACTOR_CAP)
                         w = float(self._in_frames(side, order, pd[0], pd[1], "eps",
                                                   np.array([xj]))[0])
-                        v[j] = _best(side, v[j], w)
-                        hj, lj = pd
-                        sd = self._memo[("plan-eps", order, "delta", est)][1]
-                        last = w
-                        if side == "pess" and 0.0 < w < est:  # (the other side keeps the
-                            est = w                            # sound answer's scale)
                     except ValueError:
-                        pass
+                        break
+                    v[j] = _best(side, v[j], w)
+                    hj, lj = pd
+                    sd = self._memo[("plan-eps", order, "delta", est)][1]
+                    last = w
+                    if side == "pess" and 0.0 < w < est:  # (the other side keeps the
+                        est = w                            # sound answer's scale)
+                    if not (first and side == "pess" and 0.0 < w < vj):
+                        break
+                    pd = self.plan(order, "delta", w)
+                    if pd is None or pd == (hj, lj):
+                        break
+                if hj != h or lj != lam:
+                    break
             prev = None  # (step, answer) before the last, at the tilt lj
             for _ in range(5):
                 if not (math.isfinite(est) and 0.0 < est < info[0]):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import gdp
+from gdp.engine import numeric
 from gdp.engine.fourier import _compose, _gamma, _spectrum, _Tilted
 from gdp.engine.lattice import _disc_opt
 from gdp.engine.laws import law_of
@@ -188,3 +189,30 @@ def test_other_side_refines_as_far_as_the_sound_side():
     lo, hi = (float(v) for v in h.epsilon_bounds(5.83058609344645e-07))
     assert lo <= 0.0012786   # (the lower end below an independent upper value)
     assert lo >= 0.998 * hi
+
+
+def test_extended_precision_waits_for_the_tilt_of_the_answer(monkeypatch):
+    """sigma = 0.628, p = 4.0e-6, T = 1,722,462, delta = 8.2e-10 (refusal scan): the frame at
+    the Chernoff tilt answers about twice the truth, so the step's refinement moves to the
+    tilt of the δ question at the answer found. That frame's extended-precision twin (two
+    levels of 864,000 and 207,360 points in long double, 0.9 of the 1.4 s the question took)
+    was built first all the same; now only the frames at the answer's tilt are, and the
+    answer is as before."""
+    built = []
+    frame = numeric._Engine.frame
+
+    def spy(self, side, order, h, lam, *args, **kwargs):
+        fr = frame(self, side, order, h, lam, *args, **kwargs)
+        built.append((order, lam, bool(kwargs.get("extended", args[1] if len(args) > 1
+                                                       else False))))
+        return fr
+
+    monkeypatch.setattr(numeric._Engine, "frame", spy)
+    h = gdp.dpsgd(sigma=0.6284216693201876, p=4.003276315227892e-06, steps=1722462)
+    eps = float(h.epsilon(8.219252995884141e-10))
+    assert eps <= 0.20946      # (0.209452 before; dp-accounting at 1e-5: 0.20966)
+    tilts = [lam for order, lam, _ in built if order == 1]
+    assert len(set(tilts)) == 2          # the Chernoff tilt, then the answer's
+    first = tilts[0]
+    assert not any(ext for order, lam, ext in built if order == 1 and lam == first)
+    assert any(ext for order, lam, ext in built if order == 1 and lam != first)
