@@ -34,6 +34,7 @@ Imports: the ground floor, :mod:`gdp.core` and the modules of :mod:`gdp.engine` 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -770,13 +771,18 @@ class _Engine:
         certified at that step) takes the step from the sound side's answer. Where the
         moment bound was more than twice the answer, the frame of the δ question at the
         answer found (its saddle-point tilt and step) comes first, and the steps are
-        refined at its tilt. Where the rule is met but the last two answers at one tilt
-        (steps :math:`h_1 > h_2`, answers :math:`a_1, a_2`) put the error of the last,
-        taken as :math:`O(h^2)`, at :math:`|a_1 - a_2|/((h_1/h_2)^2 - 1)` above half of
-        ``rtol`` (the rule's error model fails for rarely sampled steps and tiny ε), a step
-        finer by the square root of the ratio (1.4 to 4 times), up to five refinements in
-        all; the other side then goes at least as far as the sound side went at the same
-        tilt. A heuristic for accuracy only: every answer is a bound on its side."""
+        refined at its tilt; the first frame's answer is then taken in double precision,
+        where its round-off allowance dominates as :meth:`_bare_estimate` (the frame in
+        extended precision, the costliest of all, is built only where the refinement stays
+        at the first tilt), and where the frame at the new tilt answers lower, the δ
+        question is planned once more at that answer. Where the rule is met but the last
+        two answers at one tilt (steps :math:`h_1 > h_2`, answers :math:`a_1, a_2`) put
+        the error of the last, taken as :math:`O(h^2)`, at :math:`|a_1 - a_2|/((h_1/h_2)^2
+        - 1)` above half of ``rtol`` (the rule's error model fails for rarely sampled steps
+        and tiny ε), a step finer by the square root of the ratio (1.4 to 4 times), up to
+        five refinements in all; the other side then goes at least as far as the sound side
+        went at the same tilt. A heuristic for accuracy only: every answer is a bound on its
+        side."""
         v = v.copy()
         for j, xj in enumerate(x.tolist()):
             info = self._memo.get(("plan-eps", order, "eps", xj))
@@ -792,6 +798,8 @@ class _Engine:
                     v[j] = _best(side, v[j], float(self._in_frames(
                         side, order, h, lam, "eps", np.array([xj]))[0]))
                 est = last = float(v[j])
+                if first and side == "pess":
+                    est = min(est, self._bare_estimate(order, h, lam, xj, est))
                 if side == "opt":
                     # (an answer far below the sound one says little about the true ε: a
                     # step from it would be needlessly fine; the sound answer sets the scale)
@@ -870,6 +878,23 @@ class _Engine:
                     except ValueError:
                         pass
         return v
+
+    def _bare_estimate(self, order: int, h: float, lam: float, delta: float, eps: float
+                       ) -> float:
+        """For planning only, never a bound: where the transforms' round-off allowance
+        dominates the sound answer ``eps`` at δ = ``delta`` in the frame of step ``h`` and
+        tilt ``lam`` (as where :meth:`_in_frames` adds an extended-precision frame), the ε
+        of that frame's masses without their allowances (the round-off itself is far below
+        its worst-case bound); else ``eps``."""
+        fr = self.frame("pess", order, h, lam)
+        x, v = np.array([delta]), np.array([eps])
+        if not (_EXTENDED_GAINS and fr.roundoff >= 0.5 * fr.tau and
+                bool(self._dominates(fr, fr.roundoff, "eps", x, v)[0])):
+            return eps
+        bare = dataclasses.replace(fr, rel=0.0, tau=0.0, shift=0.0, m_hi=0.0, m_lo=0.0,
+                                   k_up=math.inf, roundoff=0.0)
+        e = float(bare.epsilon(x)[0])
+        return e if 0.0 < e < eps else eps
 
     def _tv_at_most(self, order: int, delta: float) -> bool:
         r"""Whether the composition's total variation distance, its δ at ε = 0 (the same
