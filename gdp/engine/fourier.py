@@ -612,15 +612,16 @@ def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int,
     \mathrm{lb} - \ell`: :math:`|e^{n\log(Z+\Delta Z)} - e^{n\log Z}| \le e^{n\ell}
     (e^{n(\mathrm{lb} - \ell)} - 1)`, plus the rounding of the exponent
     (:math:`e^{n\ell} u (n(|\ell| + |\phi|) + 8)`); where :math:`n\,\mathrm{lb} <
-    \log 10^{-40}` the coefficient is dropped (error :math:`e^{n \mathrm{lb}}`)."""
+    \log 10^{-40}` the coefficient is dropped (error at most :math:`10^{-40}`; the phase
+    ``ang`` is not read there)."""
     E = np.zeros(la.size, dtype=pr.cplx)
     with np.errstate(invalid="ignore"):
         band = n * lb > math.log(1e-40)
-    dE = np.zeros(la.size, dtype=np.result_type(lb, float))
-    out = ~band
-    if out.any():
-        with np.errstate(over="ignore"):
-            dE[out] = np.exp(np.minimum(n * lb[out], 700.0))
+    # (a coefficient dropped is below 1e-40: that is its bound, NaN where lb is)
+    dE = np.where(band, 0.0, 1e-40)
+    nan = np.isnan(lb)
+    if nan.any():
+        dE[nan] = np.nan
     if band.any():
         # (in place and part by part: in long double each pass over the spectrum counts)
         every = bool(band.all())
@@ -675,7 +676,11 @@ def _power_spectrum(Z: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
     with np.errstate(divide="ignore"):
         la = 0.5 * np.log(a2)                                   # log|Z|
         lb = np.log1p(np.minimum(np.sqrt(a2) + g, 2.0) - 1.0)    # log(|Z| + g)
-    return _power_from_log(la, np.arctan2(im, re), lb, n, pr)
+    with np.errstate(invalid="ignore"):
+        band = n * lb > math.log(1e-40)   # (the phases of the rest are not read)
+    ang = np.zeros(la.shape, dtype=la.dtype)
+    ang[band] = np.arctan2(im[band], re[band])
+    return _power_from_log(la, ang, lb, n, pr)
 
 
 def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
@@ -725,6 +730,19 @@ class _Composed:
     log_scale: float = 0.0  # log of (the tilted mass the factors bring) / e^K: a tilted
     #                         mass m of them is m e^log_scale in units of c (a^-n factored)
     roundoff: float = 0.0   # the part of both l1 allowances due to the transforms
+
+
+def _wrapped(w: np.ndarray, center: int, N: int) -> np.ndarray:
+    """Weights ``w`` placed at indices ``(i - center) mod N`` of a zero array of length
+    ``N`` (entries that land on one index are summed)."""
+    if w.size > N:
+        return np.bincount((np.arange(w.size) - center) % N, weights=w, minlength=N)
+    x = np.zeros(N)
+    k = (-center) % N          # where w[0] lands; w[N - k] lands at 0
+    head = min(w.size, N - k)
+    x[k:k + head] = w[:head]
+    x[:w.size - head] = w[head:]
+    return x
 
 
 def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
@@ -781,7 +799,7 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
             else:
                 center = int(round(float(_sum(w * np.arange(w.size))))) if n > 1 else 0
             shift += n * (it.k0 + center)
-            x = np.bincount((np.arange(w.size) - center) % N, weights=w, minlength=N)
+            x = _wrapped(w, center, N)
             if pr is not _DOUBLE:
                 x = x.astype(pr.real)  # (exact: the weights are doubles)
             sp = _spike_power(x, n, g, pr) if spike else None
@@ -818,7 +836,7 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
         aY = float(_sum(aY))
         c = sfft.irfft(Y, N)
         l1 += min(2.0 * g * aY, math.sqrt(N) * g * float(np.sqrt(_sum(c * c))))
-        c = np.roll(np.maximum(c, 0.0), -((KA - shift) % N))
+        c = np.roll(np.maximum(c, 0.0, out=c), -((KA - shift) % N))
         if pr is not _DOUBLE:
             c = c.astype(np.float64)
             up += EPS

@@ -746,7 +746,7 @@ class _Engine:
         if np.any(wide):
             frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
             v[wide] = _best(side, v[wide], ask(frames[True], x[wide]))
-        if extended and _EXTENDED_GAINS:
+        if _EXTENDED_GAINS:
             # (where the round-off is most of the frame's l1 allowance: elsewhere, e.g. the
             # other side's allowance for the factors' relative errors, it cannot help)
             for w, f in frames.items():
@@ -754,7 +754,10 @@ class _Engine:
                     continue
                 sel = np.flatnonzero(wide == w)
                 ext = sel[self._dominates(f, f.roundoff, kind, x[sel], v[sel])]
-                if ext.size:
+                if not extended:  # (what was left out: see _refine_step)
+                    for xj in x[ext].tolist():
+                        self._memo[("ext-left", side, order, h, lam, kind, xj)] = True
+                elif ext.size:
                     fx = self.frame(side, order, h, lam, _LOG_ETA_WIDE if w else _LOG_ETA,
                                     extended=True)
                     v[ext] = _best(side, v[ext], ask(fx, x[ext]))
@@ -787,12 +790,13 @@ class _Engine:
         for j, xj in enumerate(x.tolist()):
             info = self._memo.get(("plan-eps", order, "eps", xj))
             if info is None:
-                v[j] = _best(side, v[j], float(self._in_frames(side, order, h, lam, "eps",
-                                                               np.array([xj]))[0]))
+                if ("ext-left", side, order, h, lam, "eps", xj) in self._memo:
+                    v[j] = _best(side, v[j], float(self._in_frames(side, order, h, lam, "eps",
+                                                                   np.array([xj]))[0]))
                 continue
             hj, lj, sd, vj = h, lam, info[1], float(v[j])
             for first in (True, False):
-                if not first:
+                if not first and ("ext-left", side, order, h, lam, "eps", xj) in self._memo:
                     # (the first frame's answer in extended precision where that helps: the
                     # refinement stays at its tilt)
                     v[j] = _best(side, v[j], float(self._in_frames(
