@@ -66,6 +66,14 @@ class _TailLogs:
         with np.errstate(divide="ignore"):
             return np.log(self._c[j]) + self._m
 
+    def at(self, j: int) -> float:
+        """``self[j]`` for one index, as a float (the same value: a scalar's log is the C
+        library's in both)."""
+        if self._L is not None:
+            return float(self._L[j])
+        c = float(self._c[j])
+        return math.log(c) + self._m if c > 0.0 else -math.inf
+
 
 def _log_tail_sums(lw: np.ndarray) -> tuple[_TailLogs, float]:
     r""":math:`L_j = \log\sum_{k \ge j} e^{w_k}` for log weights ``lw`` (``-inf`` allowed),
@@ -190,6 +198,8 @@ class _Frame:
     #                         around from outside the window
     roundoff: float = 0.0   # the part of tau due to the transforms' round-off
     _sums: tuple | None = field(default=None, repr=False)
+    _consts: tuple | None = field(default=None, repr=False)  # (of :meth:`_ld`; a copy with
+    #                                                           other allowances resets it)
 
     # -- tail sums ----------------------------------------------------------
     def sums(self) -> tuple[_TailLogs, _TailLogs, float]:
@@ -283,38 +293,50 @@ class _Frame:
             d = np.where(np.isfinite(ld) & (d == 0.0), 5e-324, d)
         return np.minimum(d, 1.0)
 
-    def _ld(self, j: int, x: float) -> float:
-        """Scalar log of this side's profile at shifted threshold x on piece j."""
-        la, lb, rho = self.sums()
-        a, b = float(la[j]), float(lb[j])
-        if a == -math.inf:
-            ls = -math.inf
-        else:
+    def _ld_consts(self) -> tuple:
+        """What :meth:`_ld` uses that does not depend on its arguments."""
+        if self._consts is None:
+            la, lb, rho = self.sums()
             if self.sound:
                 fa, fb = math.log1p(rho), math.log1p(-min(rho, 0.5))
             else:
                 fa, fb = math.log1p(-min(rho, 0.5)), math.log1p(rho)
-            ls = a + fa + _l1mexp(x + b + fb - a - fa)
-        if self.tau > 0:
-            lm = math.log(self.tau) + self.K
-            if self.lam > 0:
-                lam = self.lam
-                lm += _c(lam)[0] - lam * x
+            lm0 = math.log(self.tau) + self.K if self.tau > 0 else -math.inf
+            cl = _c(self.lam)[0] if self.tau > 0 and self.lam > 0 else None
+            rest = self.q_inf + self.m_hi
+            chern = self.sound and math.isfinite(self.k_up) and self.lam > 0
+            self._consts = (
+                la, lb, fa, fb, lm0, cl,
+                math.log(rest) if rest > 0 else None,
+                math.log(self.m_lo) if self.m_lo > 0 else None, float(self.s[0]),
+                math.log(self.q_inf) if self.q_inf > 0 else -math.inf,
+                math.log1p(self.rel) if self.sound else math.log1p(-min(self.rel, 0.5)),
+                chern)
+        return self._consts
+
+    def _ld(self, j: int, x: float) -> float:
+        """Scalar log of this side's profile at shifted threshold x on piece j."""
+        la, lb, fa, fb, lm, cl, lrest, lmlo, s0, lq, lrel, chern = self._ld_consts()
+        a = la.at(j)
+        if a == -math.inf:
+            ls = -math.inf
         else:
-            lm = -math.inf
+            ls = a + fa + _l1mexp(x + lb.at(j) + fb - a - fa)
+        if cl is not None:
+            lm += cl - self.lam * x
         if self.sound:
             terms = [ls, lm]
-            rest = self.q_inf + self.m_hi
-            if rest > 0:
-                terms.append(math.log(rest))
-            if self.m_lo > 0 and x < self.s[0]:
-                terms.append(math.log(self.m_lo) + _l1mexp(x - float(self.s[0])))
-            return min(_lse_s(*terms) + math.log1p(self.rel) + 8 * EPS,
-                       self._log_chernoff(x))
-        lx = _lse_s(ls, math.log(self.q_inf) if self.q_inf > 0 else -math.inf)
+            if lrest is not None:
+                terms.append(lrest)
+            if lmlo is not None and x < s0:
+                terms.append(lmlo + _l1mexp(x - s0))
+            v = _lse_s(*terms) + lrel + 8 * EPS
+            return min(v, _log_moment_bound(self.k_up, self.lam, x, self.q_inf)) \
+                if chern else min(v, math.inf)
+        lx = _lse_s(ls, lq)
         if lx == -math.inf:
             return -math.inf
-        lx += math.log1p(-min(self.rel, 0.5))
+        lx += lrel
         if lm >= lx:
             return -math.inf
         return lx + _l1mexp(lm - lx) - 8 * EPS

@@ -896,7 +896,7 @@ class _Engine:
                 bool(self._dominates(fr, fr.roundoff, "eps", x, v)[0])):
             return eps
         bare = dataclasses.replace(fr, rel=0.0, tau=0.0, shift=0.0, m_hi=0.0, m_lo=0.0,
-                                   k_up=math.inf, roundoff=0.0)
+                                   k_up=math.inf, roundoff=0.0, _consts=None)
         e = float(bare.epsilon(x)[0])
         return e if 0.0 < e < eps else eps
 
