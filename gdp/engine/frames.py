@@ -372,20 +372,25 @@ class _Frame:
         if self.sound:
             if f0 <= t:
                 return 0.0
-            if self._ld(n - 1, top) > t:
+            vals = {n - 1: self._ld(n - 1, top) - t}  # (profile - t at lattice points)
+            if vals[n - 1] > 0:
                 return math.inf
             # first lattice point at or above x0 where the profile is <= t (monotone)
             lo_j, hi_j = self._piece(x0), n - 1
             while lo_j < hi_j:
                 mid = (lo_j + hi_j) // 2
-                if self._ld(mid, float(self.s[mid])) <= t:
+                vals[mid] = self._ld(mid, float(self.s[mid])) - t
+                if vals[mid] <= 0:
                     hi_j = mid
                 else:
                     lo_j = mid + 1
             j = lo_j
             lo = max(float(self.s[j - 1]) if j > 0 else x0, x0)
             hi = max(float(self.s[j]), lo)
-            lo, hi = self._cross(j, lo, hi, t)
+            # (the values at the ends, where known, start false position at once: the
+            # piece j - 1 at its own point is the piece j there, up to rounding)
+            flo = vals.get(j - 1, math.nan) if lo > x0 else f0 - t
+            lo, hi = self._cross(j, lo, hi, t, flo, vals.get(j, math.nan), keep="hi")
             e = hi + self.shift
             return max(e + 4 * EPS * (1.0 + abs(e)), 0.0)
         # other side: a verified point above the threshold, as far up as found. The bound
@@ -413,7 +418,7 @@ class _Frame:
                 step *= 2
             if lo_j < 0:
                 if f0 > t:
-                    lo, _ = self._cross(j0, x0, float(self.s[j0]), t)
+                    lo, _ = self._cross(j0, x0, float(self.s[j0]), t, f0 - t, keep="lo")
                 else:
                     return 0.0
         if lo is None:
@@ -423,7 +428,8 @@ class _Frame:
                     lo_j = mid
                 else:
                     hi_j = mid
-            lo, _ = self._cross(hi_j, float(self.s[lo_j]), float(self.s[hi_j]), t)
+            lo, _ = self._cross(hi_j, float(self.s[lo_j]), float(self.s[hi_j]), t,
+                                keep="lo")
         if not self._ld(self._piece(lo), lo) > t:   # the certificate, verified
             if not f0 > t:
                 return 0.0
@@ -431,14 +437,18 @@ class _Frame:
         e = lo - self.shift
         return max(e - 4 * EPS * (1.0 + abs(e)), 0.0)
 
-    def _cross(self, j: int, lo: float, hi: float, t: float) -> tuple[float, float]:
+    def _cross(self, j: int, lo: float, hi: float, t: float, flo: float = math.nan,
+               fhi: float = math.nan, keep: str = "hi") -> tuple[float, float]:
         """The crossing of log δ = t on piece j (above at lo, not at hi), bracketed to
         1e-12 of the piece or a few ulps: false position with the Illinois modification
         (the profile is smooth and monotone on a piece), halving the bracket where a
-        value is not finite or the step leaves it. Each end keeps its side of t, so either
-        is as valid as bisection's."""
+        value is not finite or the step leaves it, from the values minus t at the ends
+        where known (``flo``, ``fhi``: NaN where not). Each end keeps its side of t, so
+        either is as valid as bisection's; the search also stops once the end ``keep``
+        (the one the caller uses) has a value within 1e-12 of t (relative in δ: a
+        change of the answer no larger than a change of the δ asked by 1e-12 would make,
+        far below the allowances)."""
         tol = max(1e-12 * (hi - lo), 4 * EPS * max(abs(lo), abs(hi)))
-        flo = fhi = math.nan
         last = 0
         for _ in range(200):
             if not hi - lo > tol:
@@ -453,11 +463,15 @@ class _Frame:
             f = self._ld(j, x) - t
             if f <= 0:
                 hi, fhi = x, f
+                if keep == "hi" and f >= -1e-12:
+                    break
                 if last < 0:
                     flo *= 0.5
                 last = -1
             else:
                 lo, flo = x, f
+                if keep == "lo" and f <= 1e-12:
+                    break
                 if last > 0:
                     fhi *= 0.5
                 last = 1
