@@ -1,0 +1,94 @@
+"""Mechanisms with two neighbouring orders (DP-SGD, compose_two_orders): the sound answer is
+the larger of the two orders', and the second order's frame is skipped only where its moment
+bound, itself a bound on the truth, is already below the first order's answer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gdp
+from gdp.engine import numeric
+from gdp.engine.numeric import compose_numeric_two_orders
+
+CONFIGS = [(1.0, 0.01, 10_000, 1e-5), (0.8, 0.001, 1000, 1e-5), (2.0, 0.05, 300, 1e-10),
+           (6.18, 0.0355, 75, 0.0044), (0.6, 0.2, 30, 1e-12)]
+
+
+def _engine(h) -> numeric._Engine:
+    return h.sound.engine
+
+
+@pytest.mark.parametrize("cfg", CONFIGS)
+def test_moment_bounds_lie_above_the_other_sides_lower_ends(cfg):
+    """The moment bounds that let an order go without its frame are upper bounds on its
+    truth: never below that order's lower end (the other side's answer), for ε at δ and
+    for δ at the ε found."""
+    sigma, p, steps, delta = cfg
+    h = gdp.dpsgd(sigma=sigma, p=p, steps=steps)
+    eng = _engine(h)
+    eps = float(h.epsilon(delta))
+    for order in (1, -1):
+        m = eng.moment_eps(order, delta)
+        lo = float(eng.answer("opt", order, "eps", np.array([delta]))[0])
+        assert m >= lo
+        md = eng.moment_delta(order, eps)
+        dlo = float(eng.answer("opt", order, "delta", np.array([eps]))[0])
+        assert md >= dlo
+
+
+@pytest.mark.parametrize("cfg", CONFIGS)
+def test_answer_is_the_larger_order_or_covers_the_other(cfg):
+    """The sound ε (and δ) is order 1's; where order -1's frame was skipped, its moment
+    bound is at most that answer, and where it was not, the answer is the larger of the
+    two orders' answers."""
+    sigma, p, steps, delta = cfg
+    h = gdp.dpsgd(sigma=sigma, p=p, steps=steps)
+    eng = _engine(h)
+    eps = float(h.epsilon(delta))
+    a1 = float(eng.answer("pess", 1, "eps", np.array([delta]))[0])
+    frames = {k[1] for k in eng._frames if k[0] == "pess"}
+    if -1 in frames:
+        a2 = float(eng.answer("pess", -1, "eps", np.array([delta]))[0])
+        assert eps == max(a1, a2)
+    else:
+        assert eps == a1
+        assert eng.moment_eps(-1, delta) <= eps
+    d = float(h.delta(eps))
+    d1 = float(eng.answer("pess", 1, "delta", np.array([eps]))[0])
+    assert d >= d1
+    assert d == d1 or d == float(eng.answer("pess", -1, "delta", np.array([eps]))[0])
+
+
+def test_the_second_order_goes_without_its_frame_where_its_bound_allows(monkeypatch):
+    """sigma = 1, p = 0.01, T = 10^4, delta = 1e-5: order -1's moment bound, 6.0225, is below
+    order 1's answer, 6.1886, so its frame is not built (the whole question took 11 ms, 4 of
+    them order -1's frame); its lattice law, which the bound needs, is."""
+    built = []
+    frame = numeric._Engine.frame
+
+    def spy(self, side, order, *args, **kwargs):
+        built.append((side, order))
+        return frame(self, side, order, *args, **kwargs)
+
+    monkeypatch.setattr(numeric._Engine, "frame", spy)
+    h = gdp.dpsgd(sigma=1.0, p=0.01, steps=10_000)
+    eps = float(h.epsilon(1e-5))
+    assert ("pess", 1) in built and ("pess", -1) not in built
+    assert 6.1 < eps < 6.2
+    lo, hi = h.epsilon_bounds(1e-5)   # (the bracket still asks both orders)
+    assert lo <= eps == hi
+    assert ("opt", -1) in built
+
+
+def test_an_order_below_the_other_is_still_answered():
+    """With the orders swapped (order 1 the smaller), the second order's bound is above the
+    first order's answer, so its frame is built and the answer is the larger."""
+    f = gdp.poisson_subsample(gdp.G_mu(1.0), 0.01)
+    h = compose_numeric_two_orders([(f.inverse(), 1000)])
+    g = compose_numeric_two_orders([(f, 1000)])
+    eng = h.sound.engine
+    a1 = float(eng.answer("pess", 1, "eps", np.array([1e-6]))[0])
+    eps = float(h.epsilon(1e-6))
+    assert eps > a1
+    assert eps == pytest.approx(float(g.epsilon(1e-6)), rel=1e-3)
