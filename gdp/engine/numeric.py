@@ -906,15 +906,16 @@ class _Engine:
 
         A coupling of the products bounds it by :math:`1 - \prod_i (1 - \mathrm{TV}_i)^{n_i}`,
         with :math:`\mathrm{TV}_i = Q_i[L > 0] - P_i[L > 0] + Q_i[L = +\infty]` of each
-        factor's sound law (the excess of its cell :math:`(0, \infty]` with its error bound,
-        its atoms above 0 and its mass at :math:`+\infty`), each rounded up. The factors are
+        factor's sound law in order 1 (a pair and its other order are at the same
+        distance; the excess of its cell :math:`(0, \infty]` with its error bound, its atoms
+        above 0 and its mass at :math:`+\infty`), each rounded up. The factors are
         summed in order only until the bound exceeds ``delta`` (long mixed lists at small δ
         stop at the first); the partial sum is kept, so that the answer depends on
         ``delta`` alone."""
         if not 0.0 < delta < 1.0:
             return delta >= 1.0
-        st = self._memo.setdefault(("tv", order), [0.0, 0])
-        fs = self.factors(order)
+        st = self._memo.setdefault(("tv",), [0.0, 0])
+        fs = self.factors(1)
         target = -math.log1p(-delta) * (1.0 - 8 * EPS)
         while st[1] < len(fs) and st[0] <= target:
             fa = fs[st[1]]
