@@ -664,7 +664,12 @@ def _cos_sin(ph: np.ndarray, pr: _Precision) -> tuple[np.ndarray, np.ndarray, fl
     r = ph - k * _HALF_PI
     c, s = np.cos(r), np.sin(r)
     q = k.astype(np.int64) & 3
-    return np.choose(q, [c, -s, -c, s]), np.choose(q, [s, c, -s, -c]), 16.0
+    # (quadrant q: cos = c, -s, -c, s and sin = s, c, -s, -c; a swap and exact sign flips)
+    odd = (q & 1).astype(bool)
+    one = np.ones(1, dtype=r.dtype)
+    cos = np.where(odd, s, c) * np.where((q == 1) | (q == 2), -one, one)
+    sin = np.where(odd, c, s) * np.where(q >= 2, -one, one)
+    return cos, sin, 16.0
 
 
 def _power_spectrum(Z: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
