@@ -80,7 +80,7 @@ from .planning import (
     _quantise,
     _window_of,
 )
-from .result import Composition, GridInfo, LazyCurve, _Combine
+from .result import Composition, GridInfo, LazyCurve
 from .settings import Accuracy
 
 __all__ = ["compose_numeric", "compose_numeric_two_orders"]
@@ -795,6 +795,7 @@ class _Engine:
                                                                    np.array([xj]))[0]))
                 continue
             hj, lj, sd, vj = h, lam, info[1], float(v[j])
+            prev = None  # (step, answer) before the last, at the tilt lj
             for first in (True, False):
                 if not first and ("ext-left", side, order, h, lam, "eps", xj) in self._memo:
                     # (the first frame's answer in extended precision where that helps: the
@@ -816,7 +817,8 @@ class _Engine:
                 # tail, cut where the factors' windows end, when the bound is far above the
                 # answer (rare events); the saddle-point tilt of the answer found, with its
                 # step, frames the answer itself)
-                pd = self.plan(order, "delta", est)
+                px = est
+                pd = self.plan(order, "delta", px)
                 if pd is None or pd[1] == lam:
                     continue
                 for _ in range(2):
@@ -829,19 +831,21 @@ class _Engine:
                     except ValueError:
                         break
                     v[j] = _best(side, v[j], w)
+                    # (two answers at one tilt: the refinement below estimates its error)
+                    prev = (hj, last) if lj == pd[1] and (hj, lj) != (h, lam) else None
                     hj, lj = pd
-                    sd = self._memo[("plan-eps", order, "delta", est)][1]
+                    sd = self._memo[("plan-eps", order, "delta", px)][1]
                     last = w
                     if side == "pess" and 0.0 < w < est:  # (the other side keeps the
                         est = w                            # sound answer's scale)
                     if not (first and side == "pess" and 0.0 < w < vj):
                         break
-                    pd = self.plan(order, "delta", w)
+                    px = w
+                    pd = self.plan(order, "delta", px)
                     if pd is None or pd == (hj, lj):
                         break
                 if hj != h or lj != lam:
                     break
-            prev = None  # (step, answer) before the last, at the tilt lj
             for _ in range(5):
                 if not (math.isfinite(est) and 0.0 < est < info[0]):
                     break
@@ -879,8 +883,37 @@ class _Engine:
                         w = float(self._in_frames(side, order, hs, lj, "eps",
                                                   np.array([xj]))[0])
                         v[j] = _best(side, v[j], w)
+                        hj = hs
                     except ValueError:
                         pass
+                self._memo[("opt-step", order, xj)] = (hj, lj, sd, float(v[j]))
+        return v
+
+    def narrow(self, order: int, delta: float, target: float) -> float:
+        """The other side's ε at ``delta`` for one order, its step halved (up to three
+        times, while that raises it) until it is within 0.4% of ``target`` (the sound
+        answer of the whole mechanism): for brackets still wide after
+        :meth:`_refine_step`, where the other side's error, not the sound side's, sets
+        the width (few steps, small ε). Each answer is a bound on its side."""
+        v = float(self.answer("opt", order, "eps", np.array([delta]))[0])
+        st = self._memo.get(("opt-step", order, delta))
+        if st is None:
+            return v
+        hj, lj, sd, _ = st
+        for _ in range(3):
+            if not (0.0 < target < math.inf and v < (1.0 - 4e-3) * target):
+                break
+            h2 = self._clamped_step(0.5 * hj, sd)
+            if not h2 < 0.95 * hj:
+                break
+            try:
+                self._windows(h2, order, lj, cap=_FACTOR_CAP)
+                w = float(self._in_frames("opt", order, h2, lj, "eps", np.array([delta]))[0])
+            except ValueError:
+                break
+            if not w > v:
+                break
+            v, hj = w, h2
         return v
 
     def _bare_estimate(self, order: int, h: float, lam: float, delta: float, eps: float
@@ -1113,6 +1146,36 @@ class _SoundOfTwoOrders:
         return out.reshape(a.shape)
 
 
+class _OtherOfTwoOrders:
+    """The other side of a mechanism with two neighbouring orders: the larger of the two
+    orders' lower ends; for ε, where the bracket with the sound answer is over 0.4% wide,
+    the order that sets the lower end is refined (:meth:`_Engine.narrow`)."""
+
+    def __init__(self, engine: _Engine, sound: _SoundOfTwoOrders):
+        self.engine = engine
+        self.sound = sound
+
+    def delta(self, eps: np.ndarray) -> np.ndarray:
+        e = self.engine
+        return np.maximum(e.answer("opt", 1, "delta", eps), e.answer("opt", -1, "delta", eps))
+
+    def epsilon(self, delta: np.ndarray) -> np.ndarray:
+        e = self.engine
+        delta = np.asarray(delta, dtype=float)
+        a = e.answer("opt", 1, "eps", delta).reshape(-1)
+        b = e.answer("opt", -1, "eps", delta).reshape(-1)
+        out = np.maximum(a, b)
+        flat = delta.reshape(-1)
+        wide = np.flatnonzero(out > 0)   # (0: nothing certified, left as it is)
+        if wide.size:
+            hi = self.sound.epsilon(flat[wide])
+            for i, top in zip(wide.tolist(), hi.tolist(), strict=True):
+                if out[i] < (1.0 - 4e-3) * top:
+                    order = 1 if a[i] >= b[i] else -1
+                    out[i] = max(out[i], e.narrow(order, float(flat[i]), top))
+        return out.reshape(delta.shape)
+
+
 class _EngineProfile:
     """One side of one order of an engine, as a profile (``delta``/``epsilon``)."""
 
@@ -1223,7 +1286,7 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
                                                     name=name, symmetric=True),
                       name=name, symmetric=True)
     sound = _SoundOfTwoOrders(engine)
-    other = _Combine("max", _EngineProfile(engine, "opt", 1), _EngineProfile(engine, "opt", -1))
+    other = _OtherOfTwoOrders(engine, sound)
     return Composition(lower=lower, upper=upper, name=name, symmetric=True, sound=sound,
                        other=other, grid=engine.info)
 
