@@ -41,3 +41,22 @@ def test_other_side_narrows_a_wide_bracket():
     lo, hi = (float(v) for v in h.epsilon_bounds(1.5489648281977084e-07))
     assert lo <= 0.04243765                 # (below an independent upper value)
     assert hi - lo <= 5e-3 * hi
+
+
+def test_a_probe_step_at_the_answers_tilt():
+    """Where the refinement moved to the tilt of the δ question at the answer and the step
+    rule is met there, one step finer by sqrt(2) gives the pair the error estimate needs
+    (the rule's error model fails for rarely sampled steps and small ε). sigma = 1.110,
+    p = 1.8e-5, T = 58, delta = 1e-11: 0.0030834 before, 0.28% above dp-accounting's
+    pessimistic 0.0030749; sigma = 0.768, p = 9.8e-4, T = 2, delta = 1.0e-5: 0.035714,
+    0.13% above 0.035668 (dp-accounting's optimistic value: 0.035667)."""
+    for cfg, ref in [((1.1103721352995686, 1.7824362695882036e-05, 58, 9.9809460901954e-12),
+                      0.0030749251),
+                     ((0.7682660343252984, 0.0009806570163030468, 2, 1.026114017740465e-05),
+                      0.035668129)]:
+        sigma, p, steps, delta = cfg
+        h = gdp.dpsgd(sigma=sigma, p=p, steps=steps)
+        eps = float(h.epsilon(delta))
+        assert eps <= 1.001 * ref
+        lo, hi = (float(v) for v in h.epsilon_bounds(delta))
+        assert lo <= ref and hi - lo <= 5e-3 * hi
