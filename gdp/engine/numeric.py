@@ -846,19 +846,39 @@ class _Engine:
                         break
                 if hj != h or lj != lam:
                     break
+            final = False
             for _ in range(5):
                 if not (math.isfinite(est) and 0.0 < est < info[0]):
                     break
                 h2 = self.step_for(lj, est, sd)
                 if not h2 < 0.7 * hj:
                     err = _step_error(prev, (hj, last))
-                    if prev is None and lj != lam and side == "pess" and not any(
-                            k[:4] == (side, order, hj, lj) and k[5] for k in self._frames):
+                    ext = any(k[:4] == (side, order, hj, lj) and k[5] for k in self._frames)
+                    if prev is None and lj != lam and side == "pess" and not ext:
                         # (at the δ question's tilt the rule's error model has failed by
                         # 2% (sigma=0.792, p=4.4e-6, T=3857): one step finer by sqrt(2)
-                        # gives the pair its error estimate needs; not where the frame went
-                        # to long double, whose cost would double)
+                        # gives the pair its error estimate needs)
                         f = math.sqrt(0.5)
+                    elif prev is None and lj != lam and side == "pess":
+                        # (where the frame went to long double, whose cost a probe would
+                        # double, the pair is taken in double without the allowances, which
+                        # the round-off dominates there; then the step that estimate asks)
+                        fr = self.frame(side, order, hj, lj)
+                        hp = self._clamped_step(math.sqrt(0.5) * hj,
+                                                (float(fr.s[-1]) - float(fr.s[0])) / 16.0)
+                        if not hp < 0.95 * hj:
+                            break
+                        try:
+                            self._windows(hp, order, lj, cap=_FACTOR_CAP)
+                            b1 = self._bare_eps(order, hj, lj, xj)
+                            b2 = self._bare_eps(order, hp, lj, xj)
+                        except ValueError:
+                            break
+                        err = _step_error((hj, b1), (hp, b2)) if b1 > 0 and b2 > 0 else 0.0
+                        if not err > 0.5 * self.acc.rtol * last:
+                            break
+                        f = min(max(math.sqrt(0.5 * self.acc.rtol * last / err), 0.25), 0.7)
+                        final = True   # (one such step: each costs a frame in long double)
                     elif not err > 0.5 * self.acc.rtol * last:
                         break
                     else:
@@ -879,6 +899,8 @@ class _Engine:
                 prev = (hj, last)
                 last = w
                 est, hj = (w if w > 0 else est), h2
+                if final:
+                    break
             if side == "pess":
                 self._memo[("last-step", order, xj)] = (hj, lj)
             else:
@@ -936,10 +958,16 @@ class _Engine:
         if not (_EXTENDED_GAINS and fr.roundoff >= 0.5 * fr.tau and
                 bool(self._dominates(fr, fr.roundoff, "eps", x, v)[0])):
             return eps
+        e = self._bare_eps(order, h, lam, delta)
+        return e if 0.0 < e < eps else eps
+
+    def _bare_eps(self, order: int, h: float, lam: float, delta: float) -> float:
+        """For planning only, never a bound: the ε at ``delta`` of the sound frame's masses
+        (step ``h``, tilt ``lam``, in double) without their allowances."""
+        fr = self.frame("pess", order, h, lam)
         bare = dataclasses.replace(fr, rel=0.0, tau=0.0, shift=0.0, m_hi=0.0, m_lo=0.0,
                                    k_up=math.inf, roundoff=0.0, _consts=None)
-        e = float(bare.epsilon(x)[0])
-        return e if 0.0 < e < eps else eps
+        return float(bare.epsilon(np.array([delta]))[0])
 
     def _tv_at_most(self, order: int, delta: float) -> bool:
         r"""Whether the composition's total variation distance, its δ at ε = 0 (the same

@@ -60,3 +60,18 @@ def test_a_probe_step_at_the_answers_tilt():
         assert eps <= 1.001 * ref
         lo, hi = (float(v) for v in h.epsilon_bounds(delta))
         assert lo <= ref and hi - lo <= 5e-3 * hi
+
+
+def test_a_probe_in_double_where_the_frame_went_to_long_double():
+    """sigma = 0.628, p = 4.0e-6, T = 1,722,462, delta = 8.2e-10 (refusal scan): the frame at
+    the answer's tilt goes to long double, so the probe's pair is taken in double without
+    the allowances (which the round-off dominates); one finer step follows. 0.209452 before
+    with a bracket 61% wide; dp-accounting's pessimistic value at discretisation 1e-5:
+    0.20966."""
+    h = gdp.dpsgd(sigma=0.6284216693201876, p=4.003276315227892e-06, steps=1722462)
+    delta = 8.219252995884141e-10
+    eps = float(h.epsilon(delta))
+    assert eps <= 0.20900
+    lo, hi = (float(v) for v in h.epsilon_bounds(delta))
+    assert lo <= 0.20966 and hi == eps
+    assert hi - lo <= 5e-3 * hi
