@@ -783,9 +783,12 @@ class _Engine:
         the error of the last, taken as :math:`O(h^2)`, at :math:`|a_1 - a_2|/((h_1/h_2)^2
         - 1)` above half of ``rtol`` (the rule's error model fails for rarely sampled steps
         and tiny ε), a step finer by the square root of the ratio (1.4 to 4 times), up to
-        five refinements in all; the other side then goes at least as far as the sound side
-        went at the same tilt. A heuristic for accuracy only: every answer is a bound on its
-        side."""
+        five refinements in all. At the δ question's tilt with no such pair yet, one step
+        finer by √2 makes one; where the frame there went to long double, the pair is taken
+        in double without the allowances (:meth:`_bare_eps`: the round-off dominates them)
+        and at most one finer step follows. The other side then goes at least as far as the
+        sound side went at the same tilt. A heuristic for accuracy only: every answer is a
+        bound on its side."""
         v = v.copy()
         for j, xj in enumerate(x.tolist()):
             info = self._memo.get(("plan-eps", order, "eps", xj))
