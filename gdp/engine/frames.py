@@ -332,7 +332,7 @@ class _Frame:
                 terms.append(lmlo + _l1mexp(x - s0))
             v = _lse_s(*terms) + lrel + 8 * EPS
             return min(v, _log_moment_bound(self.k_up, self.lam, x, self.q_inf)) \
-                if chern else min(v, math.inf)
+                if chern else v
         lx = _lse_s(ls, lq)
         if lx == -math.inf:
             return -math.inf

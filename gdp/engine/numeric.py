@@ -1017,7 +1017,7 @@ class _Engine:
         r"""A sound upper bound on this order's ε at ``delta`` without a frame: the moment
         bound of the sound lattice law the frame of the question would compose (the same
         discretisation: a frame built later reuses it) at the question's tilt λ,
-        :math:`arepsilon \le \mathrm{shift} + (ar K(\lambda) + c(\lambda) - \log(\delta -
+        :math:`\varepsilon \le \mathrm{shift} + (\bar K(\lambda) + c(\lambda) - \log(\delta -
         q_\infty))/\lambda` (:func:`_log_moment_bound`, checked at the point returned);
         inf where the question needs no frame or the bound does not apply, and at once
         where the planning law's moment bound is above ``below`` (the caller needs a bound
