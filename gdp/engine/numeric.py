@@ -1187,8 +1187,9 @@ class _SoundOfTwoOrders:
 
 class _OtherOfTwoOrders:
     """The other side of a mechanism with two neighbouring orders: the larger of the two
-    orders' lower ends; for ε, where the bracket with the sound answer is over 0.4% wide,
-    the order that sets the lower end is refined (:meth:`_Engine.narrow`)."""
+    orders' lower ends; for ε of a power of one factor (DP-SGD), where the bracket with the
+    sound answer is over 0.4% wide, the order that sets the lower end is refined
+    (:meth:`_Engine.narrow`; in long mixed lists the frames cost too much for that)."""
 
     def __init__(self, engine: _Engine, sound: _SoundOfTwoOrders):
         self.engine = engine
@@ -1206,7 +1207,7 @@ class _OtherOfTwoOrders:
         out = np.maximum(a, b)
         flat = delta.reshape(-1)
         wide = np.flatnonzero(out > 0)   # (0: nothing certified, left as it is)
-        if wide.size:
+        if wide.size and len(e.groups) == 1:
             hi = self.sound.epsilon(flat[wide])
             for i, top in zip(wide.tolist(), hi.tolist(), strict=True):
                 if out[i] < (1.0 - 4e-3) * top:
