@@ -1158,31 +1158,28 @@ class _SoundOfTwoOrders:
     def __init__(self, engine: _Engine):
         self.engine = engine
 
-    def delta(self, eps: np.ndarray) -> np.ndarray:
+    def _larger(self, kind: str, x: np.ndarray, bound: Callable[[float, float], float]
+                ) -> np.ndarray:
+        """Order 1's answers, or the larger of both orders' where ``bound`` (order -1's
+        moment bound at a value, given order 1's answer there) is not below order 1's."""
         e = self.engine
-        eps = np.asarray(eps, dtype=float)
-        a = e.answer("pess", 1, "delta", eps)
-        flat, av = eps.reshape(-1), a.reshape(-1)
-        rest = [i for i, (x, v) in enumerate(zip(flat.tolist(), av.tolist(), strict=True))
-                if not e.moment_delta(-1, x, below=v) <= v]
+        x = np.asarray(x, dtype=float)
+        a = e.answer("pess", 1, kind, x)
+        flat, av = x.reshape(-1), a.reshape(-1)
+        rest = [i for i, (xi, v) in enumerate(zip(flat.tolist(), av.tolist(), strict=True))
+                if not bound(xi, v) <= v]
         out = av.copy()
         if rest:
             idx = np.array(rest)
-            out[idx] = np.maximum(av[idx], e.answer("pess", -1, "delta", flat[idx]))
+            out[idx] = np.maximum(av[idx], e.answer("pess", -1, kind, flat[idx]))
         return out.reshape(a.shape)
 
+    def delta(self, eps: np.ndarray) -> np.ndarray:
+        return self._larger("delta", eps,
+                            lambda x, v: self.engine.moment_delta(-1, x, below=v))
+
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
-        e = self.engine
-        delta = np.asarray(delta, dtype=float)
-        a = e.answer("pess", 1, "eps", delta)
-        flat, av = delta.reshape(-1), a.reshape(-1)
-        rest = [i for i, (d, v) in enumerate(zip(flat.tolist(), av.tolist(), strict=True))
-                if not e.moment_eps(-1, d, below=v) <= v]
-        out = av.copy()
-        if rest:
-            idx = np.array(rest)
-            out[idx] = np.maximum(av[idx], e.answer("pess", -1, "eps", flat[idx]))
-        return out.reshape(a.shape)
+        return self._larger("eps", delta, lambda x, v: self.engine.moment_eps(-1, x, below=v))
 
 
 class _OtherOfTwoOrders:
