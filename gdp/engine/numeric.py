@@ -783,8 +783,9 @@ class _Engine:
         the error of the last, taken as :math:`O(h^2)`, at :math:`|a_1 - a_2|/((h_1/h_2)^2
         - 1)` above half of ``rtol`` (the rule's error model fails for rarely sampled steps
         and tiny ε), a step finer by the square root of the ratio (1.4 to 4 times), up to
-        five refinements in all. At the δ question's tilt with no such pair yet, one step
-        finer by √2 makes one; where the frame there went to long double, the pair is taken
+        five refinements in all. At the δ question's tilt, or wherever the answer is under
+        half the moment bound that planned the step, with no such pair yet, one step finer
+        by √2 makes one; where the frame there went to long double, the pair is taken
         in double without the allowances (:meth:`_bare_eps`: the round-off dominates them)
         and at most one finer step follows. The other side then goes at least as far as the
         sound side went at the same tilt. A heuristic for accuracy only: every answer is a
@@ -857,12 +858,15 @@ class _Engine:
                 if not h2 < 0.7 * hj:
                     err = _step_error(prev, (hj, last))
                     ext = any(k[:4] == (side, order, hj, lj) and k[5] for k in self._frames)
-                    if prev is None and lj != lam and side == "pess" and not ext:
+                    # (where the answer is under half the moment bound that planned the
+                    # step, as where the refinement moved to the δ question's tilt)
+                    suspect = lj != lam or last < 0.5 * info[0]
+                    if prev is None and suspect and side == "pess" and not ext:
                         # (at the δ question's tilt the rule's error model has failed by
                         # 2% (sigma=0.792, p=4.4e-6, T=3857): one step finer by sqrt(2)
                         # gives the pair its error estimate needs)
                         f = math.sqrt(0.5)
-                    elif prev is None and lj != lam and side == "pess":
+                    elif prev is None and suspect and side == "pess":
                         # (where the frame went to long double, whose cost a probe would
                         # double, the pair is taken in double without the allowances, which
                         # the round-off dominates there; then the step that estimate asks)

@@ -75,3 +75,23 @@ def test_a_probe_in_double_where_the_frame_went_to_long_double():
     lo, hi = (float(v) for v in h.epsilon_bounds(delta))
     assert lo <= 0.20966 and hi == eps
     assert hi - lo <= 5e-3 * hi
+
+
+def test_a_probe_where_the_answer_is_far_below_the_moment_bound():
+    """Where the answer is under half the moment bound that planned the step, the probe
+    runs at the Chernoff tilt too (the δ question's tilt at the answer, quantised, can be
+    that tilt). sigma = 0.895, p = 4.3e-6, T = 111,506, delta = 4.0e-9: 0.011111 before,
+    dp-accounting's pessimistic value at 1e-6 0.0099616 (0.011638 at 1e-5); sigma = 0.622,
+    p = 2.3e-5, T = 54,621, delta = 9.9e-4: 0.0248998 before, dp-accounting at 1e-5
+    0.0247147."""
+    for cfg, ref, bound in [
+            ((0.8953729036861554, 4.300651474999279e-06, 111506, 4.03899683608414e-09),
+             0.0099616, 0.01005),
+            ((0.6215973229288252, 2.3068827733516803e-05, 54621, 0.000990832665147827),
+             0.0247147, 0.02473)]:
+        sigma, p, steps, delta = cfg
+        h = gdp.dpsgd(sigma=sigma, p=p, steps=steps)
+        eps = float(h.epsilon(delta))
+        assert eps <= bound
+        lo, hi = (float(v) for v in h.epsilon_bounds(delta))
+        assert lo <= ref and hi == eps
