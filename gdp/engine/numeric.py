@@ -794,18 +794,13 @@ class _Engine:
         for j, xj in enumerate(x.tolist()):
             info = self._memo.get(("plan-eps", order, "eps", xj))
             if info is None:
-                if ("ext-left", side, order, h, lam, "eps", xj) in self._memo:
-                    v[j] = _best(side, v[j], float(self._in_frames(side, order, h, lam, "eps",
-                                                                   np.array([xj]))[0]))
+                v[j] = self._with_extended(side, order, h, lam, xj, float(v[j]))
                 continue
             hj, lj, sd, vj = h, lam, info[1], float(v[j])
             prev = None  # (step, answer) before the last, at the tilt lj
             for first in (True, False):
-                if not first and ("ext-left", side, order, h, lam, "eps", xj) in self._memo:
-                    # (the first frame's answer in extended precision where that helps: the
-                    # refinement stays at its tilt)
-                    v[j] = _best(side, v[j], float(self._in_frames(
-                        side, order, h, lam, "eps", np.array([xj]))[0]))
+                if not first:  # (the refinement stays at the first frame's tilt)
+                    v[j] = self._with_extended(side, order, h, lam, xj, float(v[j]))
                 est = last = float(v[j])
                 if first and side == "pess":
                     est = min(est, self._bare_estimate(order, h, lam, xj, est))
@@ -857,16 +852,17 @@ class _Engine:
                 h2 = self.step_for(lj, est, sd)
                 if not h2 < 0.7 * hj:
                     err = _step_error(prev, (hj, last))
-                    ext = any(k[:4] == (side, order, hj, lj) and k[5] for k in self._frames)
                     # (where the answer is under half the moment bound that planned the
                     # step, as where the refinement moved to the δ question's tilt)
                     suspect = lj != lam or last < 0.5 * info[0]
-                    if prev is None and suspect and side == "pess" and not ext:
+                    probe = prev is None and suspect and side == "pess"
+                    if probe and not any(k[:4] == (side, order, hj, lj) and k[5]
+                                         for k in self._frames):
                         # (at the δ question's tilt the rule's error model has failed by
                         # 2% (sigma=0.792, p=4.4e-6, T=3857): one step finer by sqrt(2)
                         # gives the pair its error estimate needs)
                         f = math.sqrt(0.5)
-                    elif prev is None and suspect and side == "pess":
+                    elif probe:
                         # (where the frame went to long double, whose cost a probe would
                         # double, the pair is taken in double without the allowances, which
                         # the round-off dominates there; then the step that estimate asks)
@@ -923,20 +919,29 @@ class _Engine:
                         hj = hs
                     except ValueError:
                         pass
-                self._memo[("opt-step", order, xj)] = (hj, lj, sd, float(v[j]))
+                self._memo[("opt-step", order, xj)] = (hj, lj, sd)
         return v
 
-    def narrow(self, order: int, delta: float, target: float) -> float:
-        """The other side's ε at ``delta`` for one order, its step halved (up to three
-        times, while that raises it) until it is within 0.4% of ``target`` (the sound
-        answer of the whole mechanism): for brackets still wide after
-        :meth:`_refine_step`, where the other side's error, not the sound side's, sets
-        the width (few steps, small ε). Each answer is a bound on its side."""
-        v = float(self.answer("opt", order, "eps", np.array([delta]))[0])
+    def _with_extended(self, side: str, order: int, h: float, lam: float, delta: float,
+                       v: float) -> float:
+        """``v``, the answer of the frame of step ``h`` and tilt ``lam`` at ``delta`` asked
+        without extended precision, bettered by that frame in extended precision where
+        :meth:`_in_frames` left it out."""
+        if ("ext-left", side, order, h, lam, "eps", delta) not in self._memo:
+            return v
+        return float(_best(side, v, self._in_frames(side, order, h, lam, "eps",
+                                                    np.array([delta]))[0]))
+
+    def narrow(self, order: int, delta: float, v: float, target: float) -> float:
+        """The other side's ε at ``delta`` for one order, ``v`` (its answer), bettered with
+        the step halved (up to three times, while that raises it) until it is within 0.4%
+        of ``target`` (the sound answer of the whole mechanism): for brackets still wide
+        after :meth:`_refine_step`, where the other side's error, not the sound side's,
+        sets the width (few steps, small ε). Each answer is a bound on its side."""
         st = self._memo.get(("opt-step", order, delta))
         if st is None:
             return v
-        hj, lj, sd, _ = st
+        hj, lj, sd = st
         for _ in range(3):
             if not (0.0 < target < math.inf and v < (1.0 - 4e-3) * target):
                 break
@@ -1213,7 +1218,7 @@ class _OtherOfTwoOrders:
             for i, top in zip(wide.tolist(), hi.tolist(), strict=True):
                 if out[i] < (1.0 - 4e-3) * top:
                     order = 1 if a[i] >= b[i] else -1
-                    out[i] = max(out[i], e.narrow(order, float(flat[i]), top))
+                    out[i] = max(out[i], e.narrow(order, float(flat[i]), float(out[i]), top))
         return out.reshape(delta.shape)
 
 
