@@ -8,8 +8,8 @@ pass: the lattice edges of all factors are laid end to end, one stacked law eval
 cell, and the connect-the-dots split, the tails, the atoms and the allowances are computed
 on the concatenated arrays and cut back into one :class:`~gdp.engine.lattice._Lat` per
 factor. The construction and its error analysis are those of
-:func:`~gdp.engine.lattice._disc_pess` (cells charged in full rather than relatively are
-those with a relative bound above :math:`10^{-12}` and a mass below :math:`10^{-25}`).
+:func:`~gdp.engine.lattice._disc_pess` (each mass an upper bound of its own; cells with no
+finite error bound charged in full).
 
 Imports: the ground floor, :mod:`gdp.engine.laws`, :mod:`gdp.engine.lattice`.
 """
@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .._numerics import EPS
-from .lattice import _Lat, _shift_of, _snap_atoms, _sweep
+from .lattice import _atom_split, _Lat, _shift_of, _snap_atoms, _split_bounds, _sweep
 from .laws import Law
 
 __all__ = []
@@ -81,6 +81,7 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
         P, Q, EP, EQ, X, EX = stacked.excess(E, R)
     valid = np.ones(E.size - 1, dtype=bool)
     valid[(estart + ne - 1)[:-1]] = False                       # between factors
+    bad = ~(np.isfinite(EQ) & np.isfinite(EX) & np.isfinite(X))[valid]
     P, Q, EP, EQ, X, EX = (np.nan_to_num(v[valid]) for v in (P, Q, EP, EQ, X, EX))
     cstart = np.concatenate([[0], np.cumsum(ns + 1)[:-1]])      # first cell of each factor
     cfid = np.repeat(np.arange(F), ns + 1)
@@ -88,57 +89,42 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     first = cloc == 0
     last = cloc == ns[cfid]
     mid = ~(first | last)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rq = np.where(Q > 0, EQ / Q, 0.0)
-        base = Q - X
-        rp = np.where(P > 0, EP / P, 0.0) + np.where(base > 0, EX / base, 0.0)
-    r = rq + rp + 8 * EPS
     out = np.zeros(tot)
-    c = math.exp(h) / math.expm1(h)
-    # interior cells: cell j (1..n-1) of factor i splits between points j-1 and j
-    Qi, Xi = Q[mid], np.maximum(X[mid], 0.0)
-    bq = np.minimum(Xi * c, Qi)
+    # interior cells: cell j (1..n-1) of factor i splits between points j-1 and j, each
+    # part its upper bound (as in _disc_pess)
+    a_hi, b_hi = _split_bounds(Q[mid], EQ[mid], X[mid], EX[mid], h)
     lo_pt = start[cfid[mid]] + cloc[mid] - 1
-    split_a = np.zeros(tot)
-    split_b = np.zeros(tot)
-    np.add.at(split_a, lo_pt, Qi - bq)
-    np.add.at(split_b, lo_pt, bq)
     # tails
-    out[start] += Q[first]
-    q_low = Q[first].copy()
+    out[start] += (Q[first] + EQ[first]) * (1.0 + 4 * EPS)
     xn = np.maximum(X[last], 0.0)
-    out[start + ns - 1] += np.maximum(Q[last] - xn, 0.0)
+    out[start + ns - 1] += (np.maximum(Q[last] - np.maximum(X[last] - EX[last], 0.0), 0.0)
+                            + EQ[last]) * (1.0 + 4 * EPS)
     q_inf = np.array([law.q_inf for law in laws]) + xn + EX[last] + EQ[last]
     e0 = np.exp(np.minimum(-t[start], 700.0))
     p_ninf = np.array([law.p_ninf for law in laws]) + (np.maximum(-X[first], 0.0) + EX[first]) \
         * e0
-    # allowances: relative on the interior cells, cells with poor bounds and negligible
-    # mass charged in full on the points they feed
-    charged = mid & ((r > 1e-12) & (Q < 1e-25) | ~np.isfinite(r))
-    rr = np.where(mid & ~charged, r, 0.0)
-    rr = np.where(first, rq, np.where(last, r, rr))
-    rmax = np.maximum.reduceat(np.where(np.isfinite(rr), rr, 0.0), cstart)
+    # cells with no finite error bound charged in full on the points they feed
+    charged = mid & bad
     eabs = np.zeros(tot)
     if charged.any():
         j = start[cfid[charged]] + cloc[charged] - 1
-        m = Q[charged] * (1.0 + rq[charged]) + EQ[charged]
+        with np.errstate(invalid="ignore"):
+            m = Q[charged] + EQ[charged]
         # cells of positive losses go whole to the extremes (as in _disc_pess)
         up = t[j] >= 0.0
-        sel = np.flatnonzero(mid)[np.flatnonzero(charged[mid])]
-        upc = np.zeros(charged.size, dtype=bool)
-        upc[sel[up]] = True
-        Qi = np.where(upc[mid], 0.0, Qi)
-        bq = np.where(upc[mid], 0.0, bq)
-        split_a[:] = 0.0
-        split_b[:] = 0.0
-        np.add.at(split_a, lo_pt, Qi - bq)
-        np.add.at(split_b, lo_pt, bq)
+        cm = charged[mid]
+        a_hi = np.where(cm, 0.0, a_hi)
+        b_hi = np.where(cm, 0.0, b_hi)
         fj = cfid[charged][up]
         np.add.at(q_inf, fj, m[up])
         np.add.at(p_ninf, fj, m[up] * np.exp(-t[j[up]]))
         j, m = j[~up], m[~up]
         np.add.at(eabs, j, m)
         np.add.at(eabs, j + 1, m)
+    split_a = np.zeros(tot)
+    split_b = np.zeros(tot)
+    np.add.at(split_a, lo_pt, a_hi)
+    np.add.at(split_b, lo_pt, b_hi)
     # atoms, factor by factor (few)
     atomic = np.zeros(F, dtype=bool)
     tmax = np.maximum.reduceat(np.abs(t), start)
@@ -147,7 +133,6 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
         above = u > ti[-1]
         inside = ~(below | above)
         out[s0] += qa[below].sum()
-        q_low[i] += float(qa[below].sum())
         p_ninf[i] += float(np.sum(np.maximum(pa[below] - qa[below] * e0[i], 0.0))) * (
             1 + 4 * EPS)
         q_inf[i] += qa[above].sum()
@@ -158,28 +143,22 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
             d = np.clip(um - ti[k], 0.0, h)
             atomic[i] = bool(np.any((d > 1e-12 * (1.0 + np.abs(um))) &
                                     (h - d > 1e-12 * (1.0 + np.abs(um)))))
-            b_ = np.minimum(qm * -np.expm1(-d) * c, qm)
-            np.add.at(split_a, s0 + k, qm - b_)
+            a_, b_ = _atom_split(qm, d, h)
+            np.add.at(split_a, s0 + k, a_)
             np.add.at(split_b, s0 + k, b_)
         elif inside.any():
             out[s0] += qa[inside].sum()
     out += split_a
     out[1:] += split_b[:-1]
-    with np.errstate(invalid="ignore"):
-        den = math.exp(h) * split_a + split_b
-        gap = np.where(den > 0, math.expm1(h) * split_a * split_b / den, 0.0)
     res = []
     for i in range(F):
         s0, n = int(start[i]), int(ns[i])
-        rel = float(rmax[i]) + 8 * EPS
-        shift = _shift_of(rel) + 4 * EPS * (1.0 + float(tmax[i]))
         e = eabs[s0:s0 + n]
         nz = np.flatnonzero(e)
         res.append(_Lat(int(kas[i]), out[s0:s0 + n].copy(),
                         min(float(q_inf[i]) * (1 + 4 * EPS), 1.0),
-                        min(float(p_ninf[i]) * (1 + 4 * EPS), 1.0), rel, nz, e[nz],
-                        float(offv[i]), shift, bool(atomic[i]), gap[s0:s0 + n - 1].copy(),
-                        float(q_low[i])))
+                        min(float(p_ninf[i]) * (1 + 4 * EPS), 1.0), 8 * EPS, nz, e[nz],
+                        float(offv[i]), 4 * EPS * (1.0 + float(tmax[i])), bool(atomic[i])))
     return res
 
 

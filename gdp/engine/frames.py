@@ -508,6 +508,9 @@ def _frame_curve(fr: _Frame, *, name: str) -> LossCurve:
         lp = np.log(qk) - u + math.log(sc)  # log P-masses: no underflow for large losses
     la = np.concatenate([[-np.inf], np.logaddexp.accumulate(lp)]) if lp.size else \
         np.array([-np.inf])
+    # (the sound side's masses are upper bounds, whose P-masses may sum to a little over 1:
+    # a vertex moved left to alpha = 1 claims a stronger test, a lower curve)
+    la = np.minimum(la, 0.0)
     alpha = np.exp(la)
     omb = sc * (np.concatenate([[q_inf], q_inf + np.cumsum(qk)])) - sub
     if not fr.sound and omb[0] < 0.0:  # tangent from (0, beta=1): the line max(0, .)

@@ -64,7 +64,7 @@ from .fourier import (
     _window,
 )
 from .frames import _c, _Frame, _frame_curve, _log_moment_bound
-from .lattice import _BUDGET, _disc_opt, _disc_pess, _Lat
+from .lattice import _disc_opt, _disc_pess, _Lat
 from .laws import Law
 from .planning import (
     _FACTOR_CAP,
@@ -377,10 +377,7 @@ class _Engine:
                 if lats[i] is not None:
                     continue
                 if side == "pess":
-                    # (cells charged whole to +inf: at most the factor's share of the tail
-                    # mass the frame allows above its window)
-                    lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h),
-                                         min(_BUDGET, self._upper_tol(order, beta)))
+                    lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h))
                 else:
                     lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h))
             self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]

@@ -108,7 +108,9 @@ def test_factor_discretisation_brackets_the_profile(f):
     lp = lattice._disc_pess(law, h, ka, kb)
     lo = lattice._disc_opt(law, h, ka, kb)
     t = (ka + np.arange(kb - ka + 1)) * h
-    assert lp.q.sum() + lp.q_inf == pytest.approx(1.0, abs=1e-14)   # no mass dropped
+    # no mass dropped; each lattice mass is an upper bound (the cells' error bounds stay
+    # with them), a few ulps per cell above the exact split in all
+    assert 1.0 - 1e-14 <= lp.q.sum() + lp.q_inf <= 1.0 + 1e-12
     # the optimistic side may drop Q-mass it cannot balance (at the support floor on a
     # coarse lattice): never more than there is
     assert 0.999 <= lo.q.sum() + lo.q_inf <= 1.0 + 1e-12
