@@ -106,26 +106,68 @@ def _merged(e: np.ndarray, P: np.ndarray, Q: np.ndarray
 
 
 def norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Standard normal masses of the cells (z_i, z_{i+1}] and absolute error bounds.
+    r"""Standard normal masses of the cells (z_i, z_{i+1}] and absolute error bounds.
 
-    Differences are taken on the side of the shorter tail, so each mass is accurate to a
-    few ulps of the tail probabilities involved (no cancellation against 1).
+    Differences are taken on the side of the shorter tail, so there is no cancellation
+    against 1; each tail comes from :func:`_gauss_tail`, within :math:`12u` relative (u the
+    unit roundoff), and the difference of two tails adds a few ulps of the mass.
     """
     return _norm_cells(as_real_array("z", z, finite=False, max_ndim=1, min_size=2))
 
 
+_SQRT1_2 = 0.7071067811865476
+_SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitting constant
+
+
+def _gauss_tail(a: np.ndarray) -> np.ndarray:
+    r""":math:`\Phi(-a)` for ``a >= 0``, within :math:`12u` relative and 5e-324 absolute.
+
+    ``scipy.special.ndtr`` loses up to :math:`u(a^2 + 5)` relative in the tails (measured:
+    1,000 ulps at a = 37): it rounds :math:`a/\sqrt2` and its ``erfc`` rounds
+    :math:`x^2` inside :math:`e^{-x^2}`. Here, for :math:`a \ge 1`,
+    :math:`\Phi(-a) = \tfrac12 \operatorname{erfcx}(a/\sqrt2)\, e^{-a^2/2}` with
+    :math:`a^2 = p + e` exact (Dekker's product) and :math:`e^{-e/2} = 1 - e/2` to
+    :math:`u^2`: ``erfcx`` is insensitive to its argument's rounding (its logarithmic
+    derivative times the argument is at most 1: u/2), ``exp`` is given the exact
+    :math:`-p/2`. The sum of the parts: ``erfcx`` (at most 3.1u against 40-digit mpmath on
+    16,000 points of [0.7, 28]), the argument (0.5u), ``exp`` (0.6u measured, 1u charged)
+    and three products (1.5u): at most 6.1u, charged twice. Below 1, ``ndtr`` itself: its
+    error, at most :math:`u(a\varphi(a)/\Phi(-a) + 4) \le 5.6u` there. Above 40 the
+    tail is below the smallest subnormal: 0 (a mass beyond 40 standard deviations is taken
+    as 0, as any double computation of it does). A subnormal tail (a > 37.5) is off by
+    half the smallest subnormal at most besides. Measured in all: at most 3.4u relative on
+    24,000 points of [0, 37.5].
+    """
+    out = np.zeros(a.shape)
+    small = a < 1.0
+    out[small] = special.ndtr(-a[small])
+    mid = ~small & (a < 40.0)
+    b = a[mid]
+    p = b * b
+    bh = b * _SPLIT
+    bh = bh - (bh - b)
+    bl = b - bh
+    e = ((bh * bh - p) + 2.0 * bh * bl) + bl * bl  # a^2 - p, exactly
+    with np.errstate(under="ignore"):
+        out[mid] = 0.5 * special.erfcx(b * _SQRT1_2) * np.exp(-0.5 * p) * (1.0 - 0.5 * e)
+    return out
+
+
 def _norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`norm_cells` of ascending edges already checked: one pass of ``ndtr`` at
-    :math:`-|z|` gives the upper tail at every edge from 0 up and the lower tail below 0;
-    only the edge above a cell that straddles 0 needs its lower tail besides."""
-    t = special.ndtr(-np.abs(z))    # the shorter tail at each edge
+    """:func:`norm_cells` of ascending edges already checked: one pass of
+    :func:`_gauss_tail` at :math:`|z|` gives the upper tail at every edge from 0 up and the
+    lower tail below 0; only the edge above a cell that straddles 0 needs its lower tail
+    besides (``ndtr`` at z >= 0: within 4.3u, the bound of :func:`_gauss_tail` holds)."""
+    t = _gauss_tail(np.abs(z))      # the shorter tail at each edge
     up = z[:-1] >= 0
     c1 = t[1:].copy()               # lower tail at the cells' upper edges (z < 0 there)
     cross = np.flatnonzero(~up & (z[1:] >= 0))
     if cross.size:
         c1[cross] = special.ndtr(z[1:][cross])
     mass = np.where(up, t[:-1] - t[1:], c1 - t[:-1])
-    err = 4.0 * EPS * (np.where(up, t[:-1] + t[1:], c1 + t[:-1]) + np.abs(mass))
+    sub = np.where((t > 0.0) & (t < 2.3e-308), 5e-324, 0.0)  # (subnormal tails)
+    err = 12.0 * EPS * np.where(up, t[:-1] + t[1:], c1 + t[:-1]) + 4.0 * EPS * np.abs(mass) \
+        + sub[:-1] + sub[1:]
     return np.maximum(mass, 0.0), err
 
 

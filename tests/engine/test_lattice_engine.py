@@ -251,12 +251,13 @@ def test_info_reports_the_allowances():
 
 
 def test_normal_cells_one_tail_pass_matches_both_tails():
-    """The cells' normal masses from one ``ndtr`` pass at -|z| are the differences of the
+    """The cells' normal masses from one pass of the tail at |z| are the differences of the
     shorter tail taken with both tails, bit for bit: cells wholly above or below 0, the
     cell straddling 0, signed zeros and infinite edges (a wrong tail at the straddling
     cell is off by about 1)."""
     from scipy import special
 
+    eps = np.finfo(float).eps
     rng = np.random.default_rng(11)
     for k in range(60):
         z = np.sort(rng.normal(0.0, rng.uniform(0.05, 40.0), rng.integers(2, 300)))
@@ -264,14 +265,40 @@ def test_normal_cells_one_tail_pass_matches_both_tails():
             z = np.concatenate([[-np.inf], z, [np.inf]])
         if k % 4 == 0:
             z = np.sort(np.concatenate([z, [-0.0, 0.0]]))
-        s, c = special.ndtr(-z), special.ndtr(z)
+        s = laws._gauss_tail(np.abs(z))                          # upper tails (z >= 0)
+        c = np.where(z < 0, s, special.ndtr(np.abs(z)))          # lower tails
         up = z[:-1] >= 0
         mass = np.where(up, s[:-1] - s[1:], c[1:] - c[:-1])
-        err = 4.0 * np.finfo(float).eps * (np.where(up, s[:-1] + s[1:], c[1:] + c[:-1])
-                                           + np.abs(mass))
+        sub = np.where((s > 0) & (s < 2.3e-308), 5e-324, 0.0)
+        err = 12.0 * eps * np.where(up, s[:-1] + s[1:], c[1:] + c[:-1]) \
+            + 4.0 * eps * np.abs(mass) + sub[:-1] + sub[1:]
         got, got_err = laws.norm_cells(z)
         assert np.array_equal(got, np.maximum(mass, 0.0))
         assert np.array_equal(got_err, err)
+
+
+def test_gauss_tail_is_within_its_bound_where_ndtr_is_not():
+    """The normal tail within 12 ulps relative (and the smallest subnormal) of 40-digit
+    mpmath on [0, 39], in both directions; ``scipy.special.ndtr`` itself is hundreds of ulps
+    off in the far tail (the argument's scaling by 1/sqrt 2 and erfc's e^{-x^2}), which the
+    old bound of 4 ulps did not cover."""
+    import mpmath as mp
+    from scipy import special
+
+    u = np.finfo(float).eps
+    rng = np.random.default_rng(5)
+    a = np.concatenate([rng.uniform(0.0, 1.0, 150), rng.uniform(1.0, 12.0, 300),
+                        rng.uniform(12.0, 39.0, 150), [0.0, 1.0, 37.6, 38.5, 40.0, np.inf]])
+    got = laws._gauss_tail(a)
+    ndtr = special.ndtr(-a)
+    worst_ndtr = 0.0
+    with mp.workdps(40):
+        for x, g, n in zip(a.tolist(), got.tolist(), ndtr.tolist(), strict=True):
+            exact = mp.ncdf(-mp.mpf(x)) if math.isfinite(x) else mp.mpf(0)
+            assert abs(mp.mpf(g) - exact) <= 12 * u * exact + 5e-324
+            if 0 < exact and x < 37:
+                worst_ndtr = max(worst_ndtr, float(abs(mp.mpf(n) - exact) / exact))
+    assert worst_ndtr > 100 * u
 
 
 @pytest.mark.parametrize(("k", "size"), [(2, 300), (8, 500), (64, 40)])

@@ -26,18 +26,18 @@ def _case(name: str) -> tuple[gdp.TradeOff, float, float, float]:
             c["pessimistic"][finest], max(c["optimistic"].values(), default=0.0))
 
 
-def _check(name: str, bound: float | None = None, width: bool = True) -> None:
+def _check(name: str, bound: float | None = None, width: float | None = 5e-3) -> None:
     """The sound ε within 0.1% of dp-accounting's pessimistic value (or below ``bound``)
     and never below its optimistic one (a lower bound on the truth), the lower end below
-    the pessimistic value, the bracket at most 0.5% wide (``width``)."""
+    the pessimistic value, the bracket at most ``width`` wide (relative; None: unchecked)."""
     h, delta, ref, low = _case(name)
     eps = float(h.epsilon(delta))
     assert eps >= low
     assert eps <= (1.001 * ref if bound is None else bound)
     lo, hi = (float(v) for v in h.epsilon_bounds(delta))
     assert lo <= ref and hi == eps
-    if width:
-        assert hi - lo <= 5e-3 * hi
+    if width is not None:
+        assert hi - lo <= width * hi
 
 
 def test_refinement_goes_on_after_moving_to_the_answers_tilt():
@@ -77,8 +77,10 @@ def test_a_probe_in_double_where_the_frame_went_to_long_double():
     the answer's tilt goes to long double, so the probe's pair is taken in double without
     the allowances (which the round-off dominates); one finer step follows. 0.209452 before
     with a bracket 61% wide (dp-accounting's pessimistic value at 1e-5: 0.20966, too coarse
-    for a 0.1% check)."""
-    _check("rare, T=1.72M", bound=0.20900)
+    for a 0.1% check). The bracket is 0.53% wide: the other side's cells are charged the
+    normal tails' true rounding error (12 ulps; ``ndtr``'s 4 assumed before left it
+    0.49% wide)."""
+    _check("rare, T=1.72M", bound=0.20900, width=6e-3)
 
 
 def test_a_probe_where_the_answer_is_far_below_the_moment_bound():
@@ -87,5 +89,5 @@ def test_a_probe_where_the_answer_is_far_below_the_moment_bound():
     tilt). sigma = 0.895, p = 4.3e-6, T = 111,506, delta = 4.0e-9: 0.011111 before (11.5%
     above dp-accounting's pessimistic value at 1e-6; still 0.8% above it, and the bracket 8%
     wide); sigma = 0.622, p = 2.3e-5, T = 54,621, delta = 9.9e-4: 0.0248998 before."""
-    _check("rare, T=111506", bound=0.01005, width=False)
-    _check("rare, T=54621", width=False)
+    _check("rare, T=111506", bound=0.01005, width=None)
+    _check("rare, T=54621", width=None)
