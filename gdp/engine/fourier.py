@@ -724,9 +724,12 @@ def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
     if not float(np.min(den)) > 0.25:
         return None
     la = 0.5 * np.log1p(2.0 * re + re * re + im * im)   # log|1 + W|
-    ang = np.arctan2(im, 1.0 + re)
-    dl = dW / den + 4 * pr.u * aw
-    E, dE = _power_from_log(la, ang, la + dl, n, pr)
+    lb = la + (dW / den + 4 * pr.u * aw)
+    with np.errstate(invalid="ignore"):
+        band = n * lb > math.log(1e-40)   # (the phases of the rest are not read)
+    ang = np.zeros(la.shape, dtype=la.dtype)
+    ang[band] = np.arctan2(im[band], 1.0 + re[band])
+    E, dE = _power_from_log(la, ang, lb, n, pr)
     return E, dE, math.log(a)
 
 
