@@ -16,10 +16,15 @@ are :math:`q_k e^{-t_k}`), the Q-mass at :math:`+\infty` and the P-mass at :math
 Its one-order profile is :math:`\delta(\varepsilon) = Q[+\infty] + \sum_k q_k (1 -
 e^{\varepsilon - t_k})_+` at every real ε, which determines its trade-off curve. The
 engine discretises each order's own law (the law of :math:`f^{-1}` for the other order;
-a symmetric law is its own), so a lattice law is sound on the sound side when its Q-mass at
-or above every threshold is at least the true law's: the integrand is a non-decreasing
-function of the loss, of each loss in a composition too. On the other side, garbling and the
-removal of whole atoms or of Q-mass lower the profile.
+a symmetric law is its own). On the sound side each part of a lattice law dominates the
+part of the true law it stands for, in one of two ways: the true part is a garbling of it
+(the tails spread to their end points and :math:`\pm\infty`), or it has at least as much
+Q-mass at or above every threshold (a cell split from error bounds). Either way it raises
+:math:`E_Q[\varphi(L)]` for every non-negative combination φ of the functions :math:`(1 -
+e^{\varepsilon - l})_+` (the data-processing inequality of the hockey-stick divergence;
+φ non-decreasing), and the profile of a composition is such an integral in each factor
+with the others fixed. On the other side, garbling and the removal of whole atoms or of
+Q-mass lower the profile.
 
 Floating point
 --------------

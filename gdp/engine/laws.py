@@ -165,7 +165,11 @@ def _norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if cross.size:
         c1[cross] = special.ndtr(z[1:][cross])
     mass = np.where(up, t[:-1] - t[1:], c1 - t[:-1])
-    sub = np.where((t > 0.0) & (t < 2.3e-308), 5e-324, 0.0)  # (subnormal tails)
+    # (a subnormal tail is off by half the smallest subnormal besides; one that underflows
+    # to 0, beyond 38.5 deviations, is below 1.3e-324 and charged nothing: a P-mass missed
+    # there only raises the cell's excess Q - e^t P, which sends its split up, the safe
+    # side, where an absolute charge, multiplied by e^t, would void the cell)
+    sub = np.where((t > 0.0) & (t < 2.3e-308), 5e-324, 0.0)
     err = 12.0 * EPS * np.where(up, t[:-1] + t[1:], c1 + t[:-1]) + 4.0 * EPS * np.abs(mass) \
         + sub[:-1] + sub[1:]
     return np.maximum(mass, 0.0), err
