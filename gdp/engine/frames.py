@@ -416,6 +416,11 @@ class _Frame:
                     break
                 hi_j -= step
                 step *= 2
+            if lo_j < 0 and hi_j > j0 and above(j0):
+                # (the doubling stepped past the stretch above j0, which the bisection
+                # below searches: the answer was one step, 1.99e-7 for 1.2955e-5, where
+                # sigma = 2.72, p = 9.9e-5, T = 31, rtol = 3e-4)
+                lo_j = j0
             if lo_j < 0:
                 if f0 > t:
                     lo, _ = self._cross(j0, x0, float(self.s[j0]), t, f0 - t, keep="lo")
