@@ -784,9 +784,11 @@ class _Engine:
         half the moment bound that planned the step, with no such pair yet, one step finer
         by √2 makes one; where the frame there went to long double, the pair is taken
         in double without the allowances (:meth:`_bare_eps`: the round-off dominates them)
-        and at most one finer step follows. The other side then goes at least as far as the
-        sound side went at the same tilt. A heuristic for accuracy only: every answer is a
-        bound on its side."""
+        and one finer step follows, and one more only where the error its pair estimates is
+        still over twice ``rtol`` (the step's error is then first order: each of T rarely
+        sampled steps spreads a bulk narrower than the step). The other side then goes at
+        least as far as the sound side went at the same tilt. A heuristic for accuracy only:
+        every answer is a bound on its side."""
         v = v.copy()
         for j, xj in enumerate(x.tolist()):
             info = self._memo.get(("plan-eps", order, "eps", xj))
@@ -842,9 +844,13 @@ class _Engine:
                         break
                 if hj != h or lj != lam:
                     break
-            final = False
+            ext_steps = 0  # (1: the long-double probe asked for a step; 2: it was taken)
             for _ in range(5):
                 if not (math.isfinite(est) and 0.0 < est < info[0]):
+                    break
+                if ext_steps and not _step_error(prev, (hj, last)) > 2.0 * self.acc.rtol * last:
+                    # (past the step the long-double probe asked, one more only where the
+                    # error is still over twice rtol)
                     break
                 h2 = self.step_for(lj, est, sd)
                 if not h2 < 0.7 * hj:
@@ -878,7 +884,7 @@ class _Engine:
                         if not err > 0.5 * self.acc.rtol * last:
                             break
                         f = min(max(math.sqrt(0.5 * self.acc.rtol * last / err), 0.25), 0.7)
-                        final = True   # (one such step: each costs a frame in long double)
+                        ext_steps = 1  # (each such step costs a frame in long double)
                     elif not err > 0.5 * self.acc.rtol * last:
                         break
                     else:
@@ -899,8 +905,10 @@ class _Engine:
                 prev = (hj, last)
                 last = w
                 est, hj = (w if w > 0 else est), h2
-                if final:
-                    break
+                if ext_steps:
+                    if ext_steps == 2:
+                        break
+                    ext_steps = 2
             if side == "pess":
                 self._memo[("last-step", order, xj)] = (hj, lj)
             else:
