@@ -80,7 +80,7 @@ from .planning import (
     _quantise,
     _window_of,
 )
-from .result import Composition, GridInfo, LazyCurve
+from .result import Composition, GridInfo, LazyCurve, _Combine, _LazyProfile
 from .settings import Accuracy
 
 __all__ = ["compose_numeric", "compose_numeric_two_orders"]
@@ -1315,7 +1315,10 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
     discretisation serves both) and the two are symmetrised only at the end. Its profile
     is :math:`\max(\delta_h, \delta_{h^{-1}})`; the sound side skips the frame of
     :math:`h^{-1}` where its moment bound is below the answer of :math:`h`
-    (:class:`_SoundOfTwoOrders`).
+    (:class:`_SoundOfTwoOrders`). With an ``rtol`` finer than the default, each answer is
+    also bounded by the default accuracy's (both are bounds on their sides): tightening
+    ``rtol`` from the default never loosens the sound answer nor widens the bracket, at the
+    cost of the default's answer besides.
 
     Examples
     --------
@@ -1328,6 +1331,24 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
     acc, groups = _checked(groups, acc, name)
     engine = _Engine(groups, acc)
     inv_name = _inv_label(name)
+    sound: Any = _SoundOfTwoOrders(engine)
+    other: Any = _OtherOfTwoOrders(engine, sound)
+    default = Accuracy().rtol
+    if acc.rtol < default and acc.grid_step is None:
+        # (finer than the default: the default's answers, bounds on their sides too, bound
+        # these as well, so tightening rtol from the default never loosens the sound answer
+        # nor widens the bracket; the default's engine is built on first use)
+        kept: dict[str, Any] = {}
+
+        def at_default(side: str) -> Any:
+            if not kept:
+                e0 = _Engine(groups, dataclasses.replace(acc, rtol=default))
+                kept["sound"] = _SoundOfTwoOrders(e0)
+                kept["other"] = _OtherOfTwoOrders(e0, kept["sound"])
+            return kept[side]
+
+        sound = _Combine("min", sound, _LazyProfile(lambda: at_default("sound")))
+        other = _Combine("max", other, _LazyProfile(lambda: at_default("other")))
     lower = LazyCurve(thunk=lambda: hull_min_curves(engine.curve("pess", 1, name),
                                                     engine.curve("pess", -1, inv_name),
                                                     name=name, symmetric=True),
@@ -1336,8 +1357,6 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
                                                     engine.curve("opt", -1, inv_name),
                                                     name=name, symmetric=True),
                       name=name, symmetric=True)
-    sound = _SoundOfTwoOrders(engine)
-    other = _OtherOfTwoOrders(engine, sound)
     return Composition(lower=lower, upper=upper, name=name, symmetric=True, sound=sound,
                        other=other, grid=engine.info)
 
