@@ -18,11 +18,11 @@ question in a frame chosen for it (:mod:`gdp.engine.fourier`, :mod:`gdp.engine.f
    that nearby questions share a frame), capped by the tilted spread. This is a heuristic
    for accuracy only: every answer is sound whatever the step, and the other side of the
    bracket reports how close it is.
-3. *Frame.* The factors' lattice laws (one discretisation serves both orders, see
-   :mod:`gdp.engine.lattice`) are tilted and composed on the window where the tilted law
-   lives (Chernoff, tilted mass :math:`10^{-8}` outside each end, :math:`10^{-30}` for the
-   second frame of rare-event questions); the profile and its inversion
-   follow with every allowance charged (:mod:`gdp.engine.frames`).
+3. *Frame.* The factors' lattice laws (each order's from its own laws, a symmetric factor's
+   serving both; :mod:`gdp.engine.lattice`) are tilted and composed on the window where the
+   tilted law lives (Chernoff, tilted mass :math:`10^{-8}` outside each end,
+   :math:`10^{-30}` for the second frame of rare-event questions); the profile and its
+   inversion follow with every allowance charged (:mod:`gdp.engine.frames`).
 
 Each answer depends only on the question (no state carries from one question to the next),
 so answers are reproducible bit for bit whatever was asked before; frames are cached.
@@ -1311,8 +1311,8 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
     r"""The curve :math:`\min\{h, h^{-1}\}^{**}` of a mechanism whose two neighbouring
     orders compose to :math:`h = \bigotimes_i f_i^{\otimes n_i}` and to
     :math:`h^{-1} = \bigotimes_i (f_i^{-1})^{\otimes n_i}` (e.g. Poisson subsampling with
-    add/remove neighbours, MATH.md §6): each order is answered separately (one
-    discretisation serves both) and the two are symmetrised only at the end. Its profile
+    add/remove neighbours, MATH.md §6): each order is answered separately (from its own
+    factors' discretisations) and the two are symmetrised only at the end. Its profile
     is :math:`\max(\delta_h, \delta_{h^{-1}})`; the sound side skips the frame of
     :math:`h^{-1}` where its moment bound is below the answer of :math:`h`
     (:class:`_SoundOfTwoOrders`). With an ``rtol`` finer than the default, each answer is
