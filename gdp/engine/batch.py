@@ -21,7 +21,15 @@ import math
 import numpy as np
 
 from .._numerics import EPS
-from .lattice import _atom_split, _Lat, _shift_of, _snap_atoms, _split_bounds, _sweep
+from .lattice import (
+    _atom_split,
+    _end_points,
+    _Lat,
+    _shift_of,
+    _snap_atoms,
+    _split_bounds,
+    _sweep,
+)
 from .laws import Law
 
 __all__ = []
@@ -95,10 +103,10 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     a_hi, b_hi = _split_bounds(Q[mid], EQ[mid], X[mid], EX[mid], h)
     lo_pt = start[cfid[mid]] + cloc[mid] - 1
     # tails
-    out[start] += (Q[first] + EQ[first]) * (1.0 + 4 * EPS)
+    low, high = _end_points(Q[first], EQ[first], Q[last], EQ[last], X[last], EX[last])
+    out[start] += low
+    out[start + ns - 1] += high
     xn = np.maximum(X[last], 0.0)
-    out[start + ns - 1] += (np.maximum(Q[last] - np.maximum(X[last] - EX[last], 0.0), 0.0)
-                            + EQ[last]) * (1.0 + 4 * EPS)
     q_inf = np.array([law.q_inf for law in laws]) + xn + EX[last] + EQ[last]
     e0 = np.exp(np.minimum(-t[start], 700.0))
     p_ninf = np.array([law.p_ninf for law in laws]) + (np.maximum(-X[first], 0.0) + EX[first]) \

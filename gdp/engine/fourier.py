@@ -611,6 +611,23 @@ def _root_tables(N: int, pr: _Precision = _DOUBLE) -> tuple[int, np.ndarray, np.
     return B, out[0], out[1]
 
 
+def _kept(lb: np.ndarray, n: int) -> np.ndarray:
+    r"""The coefficients a power :math:`Z^n` keeps: :math:`n\,\mathrm{lb} > \log 10^{-40}`,
+    with ``lb`` a bound on :math:`\log|Z|` (the rest are dropped, :func:`_power_from_log`)."""
+    with np.errstate(invalid="ignore"):
+        return n * lb > math.log(1e-40)
+
+
+def _phases_kept(im: np.ndarray, re: np.ndarray, lb: np.ndarray, n: int, one: float = 0.0
+                 ) -> np.ndarray:
+    """The phases of ``one + re + i im`` where the power keeps its coefficient
+    (:func:`_kept`), 0 elsewhere (not read there): ``arctan2`` only where needed."""
+    band = _kept(lb, n)
+    ang = np.zeros(im.shape, dtype=im.dtype)
+    ang[band] = np.arctan2(im[band], one + re[band])
+    return ang
+
+
 def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int,
                     pr: _Precision = _DOUBLE) -> tuple[np.ndarray, np.ndarray]:
     r""":math:`e^{n(\ell + i\phi)}` for :math:`\log Z = \ell + i\phi` (``la``, ``ang``) where it
@@ -622,8 +639,7 @@ def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int,
     \log 10^{-40}` the coefficient is dropped (error at most :math:`10^{-40}`; the phase
     ``ang`` is not read there)."""
     E = np.zeros(la.size, dtype=pr.cplx)
-    with np.errstate(invalid="ignore"):
-        band = n * lb > math.log(1e-40)
+    band = _kept(lb, n)
     # (a coefficient dropped is below 1e-40: that is its bound, NaN where lb is)
     dE = np.where(band, 0.0, 1e-40)
     nan = np.isnan(lb)
@@ -688,11 +704,7 @@ def _power_spectrum(Z: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
     with np.errstate(divide="ignore"):
         la = 0.5 * np.log(a2)                                   # log|Z|
         lb = np.log1p(np.minimum(np.sqrt(a2) + g, 2.0) - 1.0)    # log(|Z| + g)
-    with np.errstate(invalid="ignore"):
-        band = n * lb > math.log(1e-40)   # (the phases of the rest are not read)
-    ang = np.zeros(la.shape, dtype=la.dtype)
-    ang[band] = np.arctan2(im[band], re[band])
-    return _power_from_log(la, ang, lb, n, pr)
+    return _power_from_log(la, _phases_kept(im, re, lb, n), lb, n, pr)
 
 
 def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
@@ -725,11 +737,7 @@ def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
         return None
     la = 0.5 * np.log1p(2.0 * re + re * re + im * im)   # log|1 + W|
     lb = la + (dW / den + 4 * pr.u * aw)
-    with np.errstate(invalid="ignore"):
-        band = n * lb > math.log(1e-40)   # (the phases of the rest are not read)
-    ang = np.zeros(la.shape, dtype=la.dtype)
-    ang[band] = np.arctan2(im[band], 1.0 + re[band])
-    E, dE = _power_from_log(la, ang, lb, n, pr)
+    E, dE = _power_from_log(la, _phases_kept(im, re, lb, n, 1.0), lb, n, pr)
     return E, dE, math.log(a)
 
 

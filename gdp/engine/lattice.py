@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -155,6 +156,17 @@ def _split_bounds(Q: np.ndarray, EQ: np.ndarray, X: np.ndarray, EX: np.ndarray, 
     return np.maximum(q_hi - b, 0.0), b
 
 
+def _end_points(Q0: Any, EQ0: Any, Qn: Any, EQn: Any, Xn: Any, EXn: Any) -> tuple[Any, Any]:
+    r"""Upper bounds on the Q-masses the tails send to the lattice's end points (scalars, or
+    arrays of several factors): the lower tail's whole Q-mass :math:`Q_0 + E_{Q_0}` to the
+    lowest point, and to the highest point the upper tail's :math:`e^{t}P = Q_n - X_n \le
+    Q_n + E_{Q_n} - (X_n - E_{X_n})^+` (:math:`X_n \ge 0` exactly), each raised by 4 ulps
+    (the rounding of the sums)."""
+    low = (Q0 + EQ0) * (1.0 + 4 * EPS)
+    high = (np.maximum(Qn - np.maximum(Xn - EXn, 0.0), 0.0) + EQn) * (1.0 + 4 * EPS)
+    return low, high
+
+
 def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     """Connect-the-dots, each lattice mass an upper bound on the exact split's
     (:func:`_split_bounds`; cells with no finite error bound charged in full instead)."""
@@ -173,9 +185,10 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     # the upper tail's P-mass to the highest point (with Q-mass e^{t} P = Q - X there), the
     # rest of its Q-mass to +inf (both exact at the end points, both spreads of the tail;
     # each mass its upper bound)
-    out[0] += (Q[0] + EQ[0]) * (1.0 + 4 * EPS)
+    low, high = _end_points(Q[0], EQ[0], Q[n], EQ[n], X[n], EX[n])
+    out[0] += low
+    out[-1] += high
     Xn = max(X[n], 0.0)
-    out[-1] += (max(Q[n] - max(X[n] - EX[n], 0.0), 0.0) + EQ[n]) * (1.0 + 4 * EPS)
     q_inf = law.q_inf + Xn + EX[n] + EQ[n]
     with np.errstate(over="ignore"):
         e0 = math.exp(min(-t[0], 700.0))

@@ -743,22 +743,28 @@ class _Engine:
         if np.any(wide):
             frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
             v[wide] = _best(side, v[wide], ask(frames[True], x[wide]))
-        if _EXTENDED_GAINS:
-            # (where the round-off is most of the frame's l1 allowance: elsewhere, e.g. the
-            # other side's allowance for the factors' relative errors, it cannot help)
-            for w, f in frames.items():
-                if not f.roundoff >= 0.5 * f.tau:
-                    continue
-                sel = np.flatnonzero(wide == w)
-                ext = sel[self._dominates(f, f.roundoff, kind, x[sel], v[sel])]
-                if not extended:  # (what was left out: see _refine_step)
-                    for xj in x[ext].tolist():
-                        self._memo[("ext-left", side, order, h, lam, kind, xj)] = True
-                elif ext.size:
-                    fx = self.frame(side, order, h, lam, _LOG_ETA_WIDE if w else _LOG_ETA,
-                                    extended=True)
-                    v[ext] = _best(side, v[ext], ask(fx, x[ext]))
+        for w, f in frames.items():
+            sel = np.flatnonzero(wide == w)
+            ext = sel[self._extended_helps(f, kind, x[sel], v[sel])]
+            if not extended:  # (what was left out: see _refine_step)
+                for xj in x[ext].tolist():
+                    self._memo[("ext-left", side, order, h, lam, kind, xj)] = True
+            elif ext.size:
+                fx = self.frame(side, order, h, lam, _LOG_ETA_WIDE if w else _LOG_ETA,
+                                extended=True)
+                v[ext] = _best(side, v[ext], ask(fx, x[ext]))
         return v
+
+    def _extended_helps(self, fr: _Frame, kind: str, x: np.ndarray, v: np.ndarray
+                        ) -> np.ndarray:
+        """Where the frame ``fr`` in extended precision would better the answers ``v`` to
+        ``x``, value by value: the platform has it, the transforms' round-off is most of
+        the frame's l1 allowance (elsewhere, e.g. the other side's allowance for the
+        factors' relative errors, it cannot help) and it dominates the answer
+        (:meth:`_dominates`)."""
+        if not (_EXTENDED_GAINS and fr.roundoff >= 0.5 * fr.tau):
+            return np.zeros(np.shape(x), dtype=bool)
+        return self._dominates(fr, fr.roundoff, kind, x, v)
 
     def _refine_step(self, side: str, order: int, h: float, lam: float, x: np.ndarray,
                      v: np.ndarray) -> np.ndarray:
@@ -971,9 +977,7 @@ class _Engine:
         of that frame's masses without their allowances (the round-off itself is far below
         its worst-case bound); else ``eps``."""
         fr = self.frame("pess", order, h, lam)
-        x, v = np.array([delta]), np.array([eps])
-        if not (_EXTENDED_GAINS and fr.roundoff >= 0.5 * fr.tau and
-                bool(self._dominates(fr, fr.roundoff, "eps", x, v)[0])):
+        if not bool(self._extended_helps(fr, "eps", np.array([delta]), np.array([eps]))[0]):
             return eps
         e = self._bare_eps(order, h, lam, delta)
         return e if 0.0 < e < eps else eps
