@@ -213,6 +213,8 @@ class _KGF:
         if self.empty:
             z = np.zeros(b.shape)
             return np.full(b.shape, -np.inf), z, z.copy()
+        if self.starts.size == 1:
+            return self._eval_one(b, derivs)
         w = self.lq[None, :] + b[:, None] * self.t[None, :]
         m = np.maximum.reduceat(w, self.starts, axis=1)
         e = np.exp(w - m[:, self.seg])
@@ -225,6 +227,29 @@ class _KGF:
         d = self.t[None, :] - mean_i[:, self.seg]
         var_i = np.add.reduceat(e * d * d, self.starts, axis=1) / s0
         return K, _sum(mean_i * self.n[None, :]), _sum(var_i * self.n[None, :])
+
+    def _eval_one(self, b: np.ndarray, derivs: bool
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_eval` of one factor, tilt by tilt: the same operations on the same
+        values (a sum over one segment is the pairwise sum of ``np.add.reduce``), without
+        the per-atom gathers of the segment maxima and means."""
+        t, lq, n = self.t, self.lq, float(self.n[0])
+        out = np.zeros((3, b.size))
+        for j, bj in enumerate(b.tolist()):
+            w = lq + bj * t
+            m = np.max(w)
+            w -= m
+            e = np.exp(w, out=w)
+            s0 = np.add.reduce(e)
+            out[0, j] = (m + np.log(s0)) * n
+            if derivs:
+                mean = np.add.reduce(e * t) / s0
+                d = t - mean
+                d *= e
+                d *= t - mean
+                out[1, j] = mean * n
+                out[2, j] = np.add.reduce(d) / s0 * n
+        return out[0], out[1], out[2]
 
     def upper(self, betas: np.ndarray) -> np.ndarray:
         """K rounded up (for Chernoff bounds): relative rounding of the sums and the
@@ -588,9 +613,21 @@ def _spectrum(x: np.ndarray, g: float, pr: _Precision = _DOUBLE) -> tuple[np.nda
     Z = sfft.rfft(rest)
     m = np.arange(N // 2 + 1, dtype=np.int64)
     B, hi, lo = _root_tables(N, pr)
+    # (the roots of k and N - k are conjugate and k = 0's is 1, exactly: the four sit at
+    # offsets -3 ... 3 of the law's point, index 0, so one root serves each pair, the
+    # products taken on the real and imaginary parts; the same bound)
+    pairs: dict[int, list[Any]] = {}
     for k in top.tolist():
-        a, b = np.divmod((m * k) % N, B)
-        Z += x[k] * (hi[a] * lo[b])
+        j = k if 2 * k <= N else k - N
+        pairs.setdefault(abs(j), [0.0, 0.0])[0 if j >= 0 else 1] += x[k]
+    for j, (xp, xm) in sorted(pairs.items()):
+        if j == 0:
+            Z.real += xp
+            continue
+        a, b = np.divmod((m * j) % N, B)
+        r = hi[a] * lo[b]
+        Z.real += (xp + xm) * r.real
+        Z.imag += (xp - xm) * r.imag
     return Z, g * (tot - mt) + 16 * pr.u * mt + 8 * pr.u * tot
 
 
