@@ -66,6 +66,12 @@ class Law:
         batchable)."""
         return None
 
+    def _value_key(self) -> tuple | None:
+        """A key equal for laws whose every method gives the same values (the same family
+        and parameters); None where not known. The engine shares work between such laws,
+        e.g. one order's planning atoms and the other's mirror of them."""
+        return None
+
     @classmethod
     def _stack(cls, laws: list[Law], seg: np.ndarray) -> Law:
         """One law evaluating ``laws[seg[i]]`` at edge ``i`` (cells between consecutive
@@ -199,6 +205,9 @@ class _MuLaw(Law):
 
     def _batch_key(self):
         return (self._KEY,)
+
+    def _value_key(self):
+        return (self._KEY, self.mu) if np.ndim(self.mu) == 0 else None
 
     @classmethod
     def _stack(cls, laws, seg):
@@ -360,6 +369,10 @@ class InverseLaw(_OfBaseLaw):
         with np.errstate(all="ignore"):
             f = np.exp(np.minimum(r, 709.0))
         return Q[::-1], P[::-1], EQ[::-1], EP[::-1], -f * X[::-1], f * EX[::-1]
+
+    def _value_key(self):
+        k = self.base._value_key()
+        return None if k is None else ("I", k)
 
     def quantiles(self, tol):
         ql, qh, pl, ph = self.base.quantiles(tol)

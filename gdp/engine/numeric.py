@@ -65,7 +65,7 @@ from .fourier import (
 )
 from .frames import _c, _Frame, _frame_curve, _log_moment_bound
 from .lattice import _disc_opt, _disc_pess, _Lat
-from .laws import Law
+from .laws import InverseLaw, Law
 from .planning import (
     _FACTOR_CAP,
     _LOG_ETA,
@@ -197,11 +197,30 @@ class _Engine:
                     atoms[i] = (at[0], at[2])
             for i, fa in enumerate(fs):
                 if atoms[i] is None:
-                    atoms[i] = _plan_atoms(fa.pess, m)
+                    atoms[i] = self._plan_atoms(fa.pess, m)
                 self._memo[("plan", id(fa.pess), m)] = atoms[i]
             parts = [(*atoms[i], fa.n) for i, fa in enumerate(fs)]
             self._plans[order] = (_KGF.of_atoms(parts), parts)
         return self._plans[order][0]
+
+    def _plan_atoms(self, law: Law, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """A law's planning atoms (losses, Q-masses), remembered by the law's value: the
+        mirror of a law (the other order's) takes the mirror of its atoms, the same values
+        as its own computation."""
+        vk = law._value_key()
+        if vk is None:
+            return _plan_atoms(law, m)
+        key = ("plan-atoms", vk, m)
+        if key not in self._memo:
+            base = ("plan-atoms", law.base._value_key(), m) \
+                if isinstance(law, InverseLaw) else None
+            if base in self._memo:
+                u, p, q = self._memo[base]
+                self._memo[key] = (-u, q, p)  # (InverseLaw.plan_atoms)
+            else:
+                self._memo[key] = law.plan_atoms(m)
+        at = self._memo[key]
+        return at[0], at[2]
 
     def law_q_inf(self, order: int) -> float:
         """Q[S = +inf] of the composed true law (from the factors' masses at +inf)."""
@@ -501,6 +520,17 @@ class _Engine:
         if n < 64 or not width / h > 1 << 15:
             return None
         hf = _quantise(h / math.sqrt(2.0), self.h0, _STEPS_PER_OCTAVE)
+        wins = self._memo.get(("w", h, order, lam))
+        if wins:
+            # (the factor's window at step h, known, spans the same quantiles as at hf to
+            # within a few steps; each cost of the plan less 0.6 of one level's is concave
+            # in the window (n1 is a minimum of two linear functions), so where no plan
+            # qualifies at either end of that range none does in it: the windows at hf,
+            # an offset search among them, are not needed)
+            w0 = (wins[0][1] - wins[0][0] + 1) * h
+            if all(self._block_plan(n, width, w, h, hf) is None
+                   for w in (max(w0 - 8.0 * h, 0.0), w0 + 8.0 * h)):
+                return None
         try:  # (the finer step must keep the factor's lattice as small as one level's)
             ka, kb = self._windows(hf, order, lam, cap=_FACTOR_CAP)[0]
         except ValueError:

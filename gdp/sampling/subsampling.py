@@ -95,6 +95,10 @@ class SubsampledLaw(_OfBaseLaw):
         obj.p = np.array([law.p for law in laws])[seg]  # one per edge
         return obj
 
+    def _value_key(self):
+        k = self.base._value_key()
+        return None if k is None or np.ndim(self.p) else ("S", self.p, k)
+
     def _pc(self) -> Any:
         """The sampling rate per cell (one per edge when stacked)."""
         return self.p[:-1] if np.ndim(self.p) else self.p
