@@ -1276,16 +1276,83 @@ class _EngineProfile:
         return self.engine.answer(self.side, self.order, "eps", delta)
 
 
+def _rtol_ladder(rtol: float) -> list[float]:
+    r"""The accuracies finer than the default on the grid :math:`r_k = r_0 10^{-k/2}`
+    (:math:`r_0` the default ``rtol``, k = 1, 2, ...) down to the first at or below
+    ``rtol``, which the answers are computed at (``rtol`` itself where it lies on the grid,
+    to 1e-9); empty where ``rtol`` is not below the default."""
+    default = Accuracy().rtol
+    out: list[float] = []
+    if not rtol < default * (1.0 - 1e-9):
+        return out
+    for k in range(1, 64):
+        r = default * 10.0 ** (-0.5 * k)
+        if r <= rtol * (1.0 + 1e-9):
+            out.append(rtol if r >= rtol * (1.0 - 1e-9) else r)
+            break
+        out.append(r)
+    return out
+
+
+class _Nested:
+    r"""Answers at an ``rtol`` finer than the default nested in those of every coarser
+    accuracy of a grid, so that tightening ``rtol`` never loosens a sound answer nor widens
+    a bracket.
+
+    The requested ``rtol`` is taken down to the grid :func:`_rtol_ladder` (at most
+    :math:`\sqrt{10}` finer than asked); each answer is then also bounded by the answers of
+    the default and of every grid accuracy between (each a bound on its side: the sound
+    side takes the least, the other the greatest). For :math:`r_1 > r_2` the accuracies
+    bounding the answers at :math:`r_2` include all those at :math:`r_1`, so its bracket
+    lies inside. The engines of the coarser accuracies are built on first use; their cost
+    is about that of the finest again (the points of a frame grow as
+    :math:`\mathrm{rtol}^{-1/2}`). Not for a lattice step given by the caller, nor for
+    ``rtol`` at or above the default (no guarantee there)."""
+
+    def __init__(self, groups: list[tuple[TradeOff, int]], acc: Accuracy):
+        ladder = _rtol_ladder(acc.rtol) if acc.grid_step is None else []
+        self.groups = groups
+        self.acc = dataclasses.replace(acc, rtol=ladder[-1]) if ladder else acc
+        self.coarser = [Accuracy().rtol, *ladder[:-1]] if ladder else []
+        self._engines: dict[float, _Engine] = {}
+        self._made: dict[Any, Any] = {}
+
+    def _engine(self, rtol: float) -> _Engine:
+        if rtol not in self._engines:
+            self._engines[rtol] = _Engine(self.groups, dataclasses.replace(self.acc, rtol=rtol))
+        return self._engines[rtol]
+
+    def nest(self, key: Any, sound: Any, other: Any,
+             make: Callable[[_Engine], tuple[Any, Any]]) -> tuple[Any, Any]:
+        """The profiles ``sound`` and ``other`` (of the engine at this accuracy) bounded by
+        ``make(engine)`` of each coarser accuracy's engine (one pair per ``key`` and
+        accuracy, made on first use)."""
+        if not self.coarser:
+            return sound, other
+
+        def part(r: float, i: int) -> _LazyProfile:
+            def get() -> Any:
+                if (key, r) not in self._made:
+                    self._made[(key, r)] = make(self._engine(r))
+                return self._made[(key, r)][i]
+            return _LazyProfile(get)
+
+        return (_Combine("min", sound, *(part(r, 0) for r in self.coarser)),
+                _Combine("max", other, *(part(r, 1) for r in self.coarser)))
+
+
 def _one_order(engine: _Engine, order: int, name: str, symmetric: bool,
-               inverse_fn: Any) -> Composition:
+               inverse_fn: Any, nested: _Nested) -> Composition:
     lower = LazyCurve(thunk=lambda: engine.curve("pess", order, name), name=name,
                       symmetric=symmetric)
     upper = LazyCurve(thunk=lambda: engine.curve("opt", order, name), name=name,
                       symmetric=symmetric)
+    sound, other = nested.nest(order, _EngineProfile(engine, "pess", order),
+                               _EngineProfile(engine, "opt", order),
+                               lambda e: (_EngineProfile(e, "pess", order),
+                                          _EngineProfile(e, "opt", order)))
     return Composition(lower=lower, upper=upper, name=name, symmetric=symmetric,
-                       sound=_EngineProfile(engine, "pess", order),
-                       other=_EngineProfile(engine, "opt", order), grid=engine.info,
-                       inverse_fn=inverse_fn)
+                       sound=sound, other=other, grid=engine.info, inverse_fn=inverse_fn)
 
 
 def _checked(groups: Any, acc: Any, name: Any) -> tuple[Accuracy, list[tuple[TradeOff, int]]]:
@@ -1311,7 +1378,9 @@ def compose_numeric(groups: Sequence[tuple[TradeOff, int]], acc: Accuracy | None
     r"""Numeric tensor product :math:`\bigotimes_i f_i^{\otimes n_i}` of ``(f_i, n_i)``.
 
     Used by :func:`gdp.compose` for everything without a closed form; call that instead.
-    ``symmetric`` declares the result symmetric (default: all factors are).
+    ``symmetric`` declares the result symmetric (default: all factors are). With an
+    ``rtol`` finer than the default, the answers are nested in those of every coarser
+    accuracy of a grid (:class:`_Nested`): tightening ``rtol`` never widens the bracket.
 
     Examples
     --------
@@ -1326,16 +1395,17 @@ def compose_numeric(groups: Sequence[tuple[TradeOff, int]], acc: Accuracy | None
         symmetric = check_bool("symmetric", symmetric)
     if symmetric is None:
         symmetric = all(f.is_symmetric for f, _ in groups)
-    engine = _Engine(groups, acc)
+    nested = _Nested(groups, acc)
+    engine = _Engine(groups, nested.acc)
     if symmetric:
-        return _one_order(engine, 1, name, True, None)
+        return _one_order(engine, 1, name, True, None, nested)
     inv_name = _inv_label(name)
     holder: dict[str, Composition] = {}
 
     def inverse_fn() -> Composition:
-        return _one_order(engine, -1, inv_name, False, lambda: holder["self"])
+        return _one_order(engine, -1, inv_name, False, lambda: holder["self"], nested)
 
-    comp = _one_order(engine, 1, name, False, inverse_fn)
+    comp = _one_order(engine, 1, name, False, inverse_fn, nested)
     holder["self"] = comp
     return comp
 
@@ -1349,10 +1419,9 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
     factors' discretisations) and the two are symmetrised only at the end. Its profile
     is :math:`\max(\delta_h, \delta_{h^{-1}})`; the sound side skips the frame of
     :math:`h^{-1}` where its moment bound is below the answer of :math:`h`
-    (:class:`_SoundOfTwoOrders`). With an ``rtol`` finer than the default, each answer is
-    also bounded by the default accuracy's (both are bounds on their sides): tightening
-    ``rtol`` from the default never loosens the sound answer nor widens the bracket, at the
-    cost of the default's answer besides.
+    (:class:`_SoundOfTwoOrders`). With an ``rtol`` finer than the default, the answers are
+    nested in those of every coarser accuracy of a grid (:class:`_Nested`): tightening
+    ``rtol`` never loosens the sound answer nor widens the bracket.
 
     Examples
     --------
@@ -1363,26 +1432,16 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
     True
     """
     acc, groups = _checked(groups, acc, name)
-    engine = _Engine(groups, acc)
+    nested = _Nested(groups, acc)
+    engine = _Engine(groups, nested.acc)
     inv_name = _inv_label(name)
-    sound: Any = _SoundOfTwoOrders(engine)
-    other: Any = _OtherOfTwoOrders(engine, sound)
-    default = Accuracy().rtol
-    if acc.rtol < default and acc.grid_step is None:
-        # (finer than the default: the default's answers, bounds on their sides too, bound
-        # these as well, so tightening rtol from the default never loosens the sound answer
-        # nor widens the bracket; the default's engine is built on first use)
-        kept: dict[str, Any] = {}
 
-        def at_default(side: str) -> Any:
-            if not kept:
-                e0 = _Engine(groups, dataclasses.replace(acc, rtol=default))
-                kept["sound"] = _SoundOfTwoOrders(e0)
-                kept["other"] = _OtherOfTwoOrders(e0, kept["sound"])
-            return kept[side]
+    def make(e: _Engine) -> tuple[Any, Any]:
+        s = _SoundOfTwoOrders(e)
+        return s, _OtherOfTwoOrders(e, s)
 
-        sound = _Combine("min", sound, _LazyProfile(lambda: at_default("sound")))
-        other = _Combine("max", other, _LazyProfile(lambda: at_default("other")))
+    # (finer than the default: nested in every coarser accuracy of the grid, _Nested)
+    sound, other = nested.nest("two", *make(engine), make)
     lower = LazyCurve(thunk=lambda: hull_min_curves(engine.curve("pess", 1, name),
                                                     engine.curve("pess", -1, inv_name),
                                                     name=name, symmetric=True),
