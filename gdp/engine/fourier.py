@@ -230,9 +230,9 @@ class _KGF:
 
     def _eval_one(self, b: np.ndarray, derivs: bool
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`_eval` of one factor, tilt by tilt: the same operations on the same
-        values (a sum over one segment is the pairwise sum of ``np.add.reduce``), without
-        the per-atom gathers of the segment maxima and means."""
+        """:meth:`_eval` of one factor, tilt by tilt: the same formulas (the sums pairwise,
+        by ``np.add.reduce``) without the per-atom gathers of the segment maxima and
+        means; the values agree to a few ulps."""
         t, lq, n = self.t, self.lq, float(self.n[0])
         out = np.zeros((3, b.size))
         for j, bj in enumerate(b.tolist()):

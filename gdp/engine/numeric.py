@@ -889,6 +889,17 @@ class _Engine:
                     # error is still over twice rtol)
                     break
                 h2 = self.step_for(lj, est, sd)
+                if not h2 < 0.7 * hj and prev is None and lj == lam and last >= 0.5 * info[0]:
+                    # (the plan's coarse law can put the tilted spread far wider than the
+                    # frame's window, and the rule's step, capped by 16 of its spreads, then
+                    # stays at the first frame's at any rtol: sigma=0.741, p=3.7e-5,
+                    # T=4.8M, a spread of 2.43 against a window of 6.5, the step 5.7 times
+                    # the rule's and the answer 1.1% loose; where the refinement is not
+                    # otherwise under way, the rule's step capped by the window instead)
+                    fr = self.frame(side, order, hj, lj)
+                    hw = self.step_for(lj, est, (float(fr.s[-1]) - float(fr.s[0])) / 16.0)
+                    if hw < 0.7 * hj:
+                        h2 = hw
                 if not h2 < 0.7 * hj:
                     err = _step_error(prev, (hj, last))
                     # (where the answer is under half the moment bound that planned the
@@ -983,10 +994,19 @@ class _Engine:
         if st is None:
             return v
         hj, lj, sd = st
+        first = self._plan_key(order, "eps", delta)
         for _ in range(3):
             if not (0.0 < target < math.inf and v < (1.0 - 4e-3) * target):
                 break
-            h2 = self._clamped_step(0.5 * hj, sd)
+            cap = sd
+            if (hj, lj) == first:
+                # (where no refinement moved the step, the spread that caps it is the
+                # frame's window where narrower than 16 spreads of the plan, as in
+                # _refine_step: the plan's kept sigma=0.741, p=3.7e-5, T=4.8M from halving
+                # at all, 7.3% wide)
+                fr = self.frame("opt", order, hj, lj)
+                cap = min(sd, (float(fr.s[-1]) - float(fr.s[0])) / 16.0)
+            h2 = self._clamped_step(0.5 * hj, cap)
             if not h2 < 0.95 * hj:
                 break
             try:

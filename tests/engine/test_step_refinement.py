@@ -100,3 +100,13 @@ def test_a_second_long_double_step_where_the_steps_error_is_first_order():
     pessimistic value at 1e-6, with a bracket 7.9% wide. One more step where the error is
     over twice rtol: 0.0099504, the bracket 0.14% wide."""
     _check("rare, T=111506", width=2e-3)
+
+
+def test_the_rule_at_the_frames_own_spread_where_the_plans_is_far_wider():
+    """sigma = 0.741, p = 3.7e-5, T = 4,766,503, delta = 8.3e-7 (refusal scan): the planning
+    law put the tilted spread at 2.43 where the frame's window is 6.5 wide, and the rule's
+    step, capped by 16 such spreads, stayed at the first frame's (5.7 times the rule's) at
+    any rtol: 0.77889 before, 1.0% above dp-accounting's pessimistic value at 1e-5, with a
+    bracket 7.3% wide (the other side's halvings were capped the same way). Now 0.77020,
+    the bracket 0.40% wide."""
+    _check("long run, plan spread")

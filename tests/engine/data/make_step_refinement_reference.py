@@ -43,6 +43,8 @@ CONFIGS = [  # name, sigma, p, steps, delta, discretisations, optimistic too
      4.03899683608414e-09, [1e-5, 1e-6], False),
     ("rare, T=54621", 0.6215973229288252, 2.3068827733516803e-05, 54621,
      0.000990832665147827, [1e-5], False),
+    ("long run, plan spread", 0.7411298317859254, 3.680504425473848e-05, 4766503,
+     8.254010334112108e-07, [1e-5], False),
 ]
 
 
