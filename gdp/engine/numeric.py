@@ -1256,21 +1256,42 @@ class _OtherOfTwoOrders:
     """The other side of a mechanism with two neighbouring orders: the larger of the two
     orders' lower ends; for ε of a power of one factor (DP-SGD), where the bracket with the
     sound answer is over 0.4% wide, the order that sets the lower end is refined
-    (:meth:`_Engine.narrow`; in long mixed lists the frames cost too much for that)."""
+    (:meth:`_Engine.narrow`; in long mixed lists the frames cost too much for that).
+
+    Order -1's frame is skipped where its moment bound (the sound side's, usually known
+    already) is at most order 1's lower end: order -1's lower end lies below its true value,
+    which lies below that bound, so the larger of the two is order 1's, the same answer."""
 
     def __init__(self, engine: _Engine, sound: _SoundOfTwoOrders):
         self.engine = engine
         self.sound = sound
 
+    def _order_minus_one(self, kind: str, x: np.ndarray, a: np.ndarray,
+                         bound: Callable[[float, float], float]) -> np.ndarray:
+        """Order -1's lower ends at ``x`` (flat), 0 where ``bound`` (its moment bound at a
+        value, given order 1's lower end ``a`` there) is at most ``a``."""
+        b = np.zeros(x.shape)
+        rest = [i for i, (xi, ai) in enumerate(zip(x.tolist(), a.tolist(), strict=True))
+                if not bound(xi, ai) <= ai]
+        if rest:
+            idx = np.array(rest)
+            b[idx] = self.engine.answer("opt", -1, kind, x[idx])
+        return b
+
     def delta(self, eps: np.ndarray) -> np.ndarray:
         e = self.engine
-        return np.maximum(e.answer("opt", 1, "delta", eps), e.answer("opt", -1, "delta", eps))
+        eps = np.asarray(eps, dtype=float)
+        a = e.answer("opt", 1, "delta", eps).reshape(-1)
+        b = self._order_minus_one("delta", eps.reshape(-1), a,
+                                  lambda x, v: e.moment_delta(-1, x, below=v))
+        return np.maximum(a, b).reshape(eps.shape)
 
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
         e = self.engine
         delta = np.asarray(delta, dtype=float)
         a = e.answer("opt", 1, "eps", delta).reshape(-1)
-        b = e.answer("opt", -1, "eps", delta).reshape(-1)
+        b = self._order_minus_one("eps", delta.reshape(-1), a,
+                                  lambda x, v: e.moment_eps(-1, x, below=v))
         out = np.maximum(a, b)
         flat = delta.reshape(-1)
         wide = np.flatnonzero(out > 0)   # (0: nothing certified, left as it is)

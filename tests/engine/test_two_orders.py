@@ -63,7 +63,8 @@ def test_answer_is_the_larger_order_or_covers_the_other(cfg):
 def test_the_second_order_goes_without_its_frame_where_its_bound_allows(monkeypatch):
     """sigma = 1, p = 0.01, T = 10^4, delta = 1e-5: order -1's moment bound, 6.0225, is below
     order 1's answer, 6.1886, so its frame is not built (8.5 ms -> 6.2 ms for the question,
-    paired runs); its lattice law, which the bound needs, is."""
+    paired runs); its lattice law, which the bound needs, is. Nor is its frame on the other
+    side, where the bound is also below order 1's lower end."""
     built = []
     frame = numeric._Engine.frame
 
@@ -76,9 +77,19 @@ def test_the_second_order_goes_without_its_frame_where_its_bound_allows(monkeypa
     eps = float(h.epsilon(1e-5))
     assert ("pess", 1) in built and ("pess", -1) not in built
     assert 6.1 < eps < 6.2
-    lo, hi = h.epsilon_bounds(1e-5)   # (the bracket still asks both orders)
+    lo, hi = h.epsilon_bounds(1e-5)
     assert lo <= eps == hi
+    # (the other side goes without order -1's frame too: its lower end lies below its true
+    # value, below the same moment bound, below order 1's lower end; asked, it says so)
+    assert ("opt", -1) not in built
+    eng = h.sound.engine
+    a = float(eng.answer("opt", 1, "eps", np.array([1e-5]))[0])
+    b = float(eng.answer("opt", -1, "eps", np.array([1e-5]))[0])
     assert ("opt", -1) in built
+    assert b <= eng.moment_eps(-1, 1e-5) <= a and lo == max(a, b)
+    d_lo, _ = h.delta_bounds(eps)
+    assert d_lo == float(eng.answer("opt", 1, "delta", np.array([eps]))[0]) >= float(
+        eng.answer("opt", -1, "delta", np.array([eps]))[0])
 
 
 def test_an_order_below_the_other_is_still_answered():
