@@ -1266,32 +1266,29 @@ class _OtherOfTwoOrders:
         self.engine = engine
         self.sound = sound
 
-    def _order_minus_one(self, kind: str, x: np.ndarray, a: np.ndarray,
-                         bound: Callable[[float, float], float]) -> np.ndarray:
-        """Order -1's lower ends at ``x`` (flat), 0 where ``bound`` (its moment bound at a
-        value, given order 1's lower end ``a`` there) is at most ``a``."""
-        b = np.zeros(x.shape)
-        rest = [i for i, (xi, ai) in enumerate(zip(x.tolist(), a.tolist(), strict=True))
-                if not bound(xi, ai) <= ai]
+    def _orders(self, kind: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Both orders' lower ends at ``x`` (flat): order -1's is 0 where its moment bound
+        at a value is at most order 1's lower end there."""
+        e = self.engine
+        flat = np.asarray(x, dtype=float).reshape(-1)
+        a = e.answer("opt", 1, kind, flat)
+        moment = e.moment_eps if kind == "eps" else e.moment_delta
+        b = np.zeros(flat.shape)
+        rest = [i for i, (xi, ai) in enumerate(zip(flat.tolist(), a.tolist(), strict=True))
+                if not moment(-1, xi, below=ai) <= ai]
         if rest:
             idx = np.array(rest)
-            b[idx] = self.engine.answer("opt", -1, kind, x[idx])
-        return b
+            b[idx] = e.answer("opt", -1, kind, flat[idx])
+        return a, b
 
     def delta(self, eps: np.ndarray) -> np.ndarray:
-        e = self.engine
-        eps = np.asarray(eps, dtype=float)
-        a = e.answer("opt", 1, "delta", eps).reshape(-1)
-        b = self._order_minus_one("delta", eps.reshape(-1), a,
-                                  lambda x, v: e.moment_delta(-1, x, below=v))
-        return np.maximum(a, b).reshape(eps.shape)
+        a, b = self._orders("delta", eps)
+        return np.maximum(a, b).reshape(np.shape(eps))
 
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
         e = self.engine
         delta = np.asarray(delta, dtype=float)
-        a = e.answer("opt", 1, "eps", delta).reshape(-1)
-        b = self._order_minus_one("eps", delta.reshape(-1), a,
-                                  lambda x, v: e.moment_eps(-1, x, below=v))
+        a, b = self._orders("eps", delta)
         out = np.maximum(a, b)
         flat = delta.reshape(-1)
         wide = np.flatnonzero(out > 0)   # (0: nothing certified, left as it is)
