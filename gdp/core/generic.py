@@ -362,12 +362,12 @@ def _generic_epsilon(delta_fn: Callable[[Any], Any], delta: np.ndarray) -> np.nd
     """Smallest eps >= 0 with delta_fn(eps) <= delta, vectorised.
 
     ``delta_fn`` is an upper bound on a non-increasing profile. It is sampled once on a
-    fixed grid of ε (0 and 1e-7 ... 700, 1.4 % apart), then each bracket
-    ``(last grid point above, first grid point at or below the target)`` is refined in
-    rounds of 16 equally spaced candidates (one batched call of ``delta_fn`` per round)
-    until it is narrower than 1e-13 relative. The answer is the upper end, where
-    ``delta_fn(eps) <= delta`` was verified, so it never under-states ε; ``inf`` when no
-    finite ε achieves ``delta``.
+    fixed grid of ε (0 and 1e-7 ... 700, 1.4 % apart; beyond, doubling up to about
+    1.5e15), then each bracket ``(last grid point above, first grid point at or below the
+    target)`` is refined in rounds of 16 equally spaced candidates (one batched call of
+    ``delta_fn`` per round) until it is narrower than 1e-13 relative. The answer is the
+    upper end, where ``delta_fn(eps) <= delta`` was verified, so it never under-states ε;
+    ``inf`` when no finite ε achieves ``delta``.
     """
     delta = np.asarray(delta, dtype=float).reshape(-1)
     out = np.zeros_like(delta)
@@ -394,12 +394,16 @@ def _generic_epsilon(delta_fn: Callable[[Any], Any], delta: np.ndarray) -> np.nd
     first = np.argmax(ok, axis=1)
     hi = np.where(found, _EPS_GRID[first], np.inf)
     lo = np.where(found, _EPS_GRID[np.maximum(first - 1, 0)], _EPS_GRID[-1])
-    # beyond the grid (eps > 700): double up to eps = 2^12, then give up (inf, safe)
+    # beyond the grid (eps > 700, losses of noise multipliers below about 0.03): double up
+    # to eps = 1400 * 2^40 (about 1.5e15), then give up (inf, safe); it stopped at 11,200,
+    # and G_mu(200) subsampled, whose eps(1e-5) is 20,860, answered inf
     far = ~found
     if far.any():
         h = np.full(int(far.sum()), 1400.0)
-        for _ in range(3):
+        for _ in range(40):
             bad = call(h) > target[far]
+            if not bad.any():
+                break
             h = np.where(bad, 2.0 * h, h)
         good = call(h) <= target[far]
         hi[far] = np.where(good, h, np.inf)

@@ -772,7 +772,7 @@ def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
 
     tot = float(_sum(x))
     a = float(x[0])
-    if not (a >= 0.75 * tot and n * -math.log(a / tot) <= 300.0) or x.size < 64:
+    if not (tot > 0 and a >= 0.75 * tot and n * -math.log(a / tot) <= 300.0) or x.size < 64:
         return None  # (a^-n must stay far inside the floating-point range)
     rest = x.copy()
     rest[0] = 0.0

@@ -67,10 +67,15 @@ def _check_p(p: Any) -> float:
 
 
 def _base_eps(eps: np.ndarray, p: float) -> np.ndarray:
-    """u = log(1 + (e^eps - 1)/p), -inf where e^eps <= 1 - p."""
+    """u = log(1 + (e^eps - 1)/p), -inf where e^eps <= 1 - p; above 700, where e^eps
+    overflows, as eps - log p + log1p(-(1 - p) e^-eps) (the same value, without the
+    overflow that sent every cell beyond to the base law's +inf)."""
     with np.errstate(all="ignore"):
         x = np.expm1(eps) / p
         u = np.where(x > -1.0, np.log1p(np.maximum(x, -1.0)), -np.inf)
+        big = np.asarray(eps) > 700.0
+        if np.any(big):
+            u = np.where(big, eps - np.log(p) + np.log1p(-(1.0 - p) * np.exp(-eps)), u)
     return np.where(np.isposinf(eps), np.inf, u)
 
 
@@ -86,8 +91,15 @@ class SubsampledLaw(_OfBaseLaw):
         self.p_ninf = 0.0
 
     def _map(self, u: np.ndarray) -> np.ndarray:
+        """The loss L_p = log(1 - p + p e^u) of a base loss u (above 700, where e^u
+        overflows, u + log p + log1p((1 - p) e^-u / p))."""
+        p = self.p
         with np.errstate(all="ignore"):
-            return np.where(np.isposinf(u), np.inf, np.log1p(self.p * np.expm1(u)))
+            v = np.log1p(p * np.expm1(u))
+            big = np.asarray(u) > 700.0
+            if np.any(big):
+                v = np.where(big, u + np.log(p) + np.log1p((1.0 - p) / p * np.exp(-u)), v)
+            return np.where(np.isposinf(u), np.inf, v)
 
     @classmethod
     def _stack(cls, laws, seg):
