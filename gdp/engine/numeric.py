@@ -1076,12 +1076,19 @@ class _Engine:
         return st[1] == len(fs) and st[0] <= target
 
     def _plan_key(self, order: int, kind: str, v: float) -> Any:
-        if kind == "eps" and (v >= 1.0 or self._tv_at_most(order, v)):
-            return ("trivial",)
-        if kind == "delta" and math.isinf(v):
-            return ("trivial",)
-        p = self.plan(order, kind, v)
-        return ("trivial",) if p is None else p
+        """``("trivial",)`` or the (step, tilt) of the frame answering this question,
+        remembered (the sound side, order -1's moment bound, the other side and its
+        narrowing all ask it)."""
+        key = ("plan-key", order, kind, v)
+        if key not in self._memo:
+            if kind == "eps" and (v >= 1.0 or self._tv_at_most(order, v)):
+                p = None
+            elif kind == "delta" and math.isinf(v):
+                p = None
+            else:
+                p = self.plan(order, kind, v)
+            self._memo[key] = ("trivial",) if p is None else p
+        return self._memo[key]
 
     def moment_eps(self, order: int, delta: float, below: float = math.inf) -> float:
         r"""A sound upper bound on this order's ε at ``delta`` without a frame: the moment
@@ -1228,28 +1235,34 @@ class _SoundOfTwoOrders:
     def __init__(self, engine: _Engine):
         self.engine = engine
 
-    def _larger(self, kind: str, x: np.ndarray, bound: Callable[[float, float], float]
-                ) -> np.ndarray:
-        """Order 1's answers, or the larger of both orders' where ``bound`` (order -1's
-        moment bound at a value, given order 1's answer there) is not below order 1's."""
-        e = self.engine
+    def _larger(self, kind: str, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=float)
-        a = e.answer("pess", 1, kind, x)
-        flat, av = x.reshape(-1), a.reshape(-1)
-        rest = [i for i, (xi, v) in enumerate(zip(flat.tolist(), av.tolist(), strict=True))
-                if not bound(xi, v) <= v]
-        out = av.copy()
-        if rest:
-            idx = np.array(rest)
-            out[idx] = np.maximum(av[idx], e.answer("pess", -1, kind, flat[idx]))
-        return out.reshape(a.shape)
+        a, b = _both_orders(self.engine, "pess", kind, x)
+        return np.maximum(a, b).reshape(x.shape)
 
     def delta(self, eps: np.ndarray) -> np.ndarray:
-        return self._larger("delta", eps,
-                            lambda x, v: self.engine.moment_delta(-1, x, below=v))
+        return self._larger("delta", eps)
 
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
-        return self._larger("eps", delta, lambda x, v: self.engine.moment_eps(-1, x, below=v))
+        return self._larger("eps", delta)
+
+
+def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """One side's answers of both orders at ``x`` (flat): order -1's is ``-inf`` where its
+    moment bound (:meth:`_Engine.moment_eps`, :meth:`_Engine.moment_delta`) at a value is
+    at most order 1's answer there, its frame not built (its true value, and so either
+    side's answer for it, lies below that bound: the larger of the two is order 1's)."""
+    flat = np.asarray(x, dtype=float).reshape(-1)
+    a = e.answer(side, 1, kind, flat)
+    moment = e.moment_eps if kind == "eps" else e.moment_delta
+    b = np.full(flat.shape, -np.inf)
+    rest = [i for i, (xi, ai) in enumerate(zip(flat.tolist(), a.tolist(), strict=True))
+            if not moment(-1, xi, below=ai) <= ai]
+    if rest:
+        idx = np.array(rest)
+        b[idx] = e.answer(side, -1, kind, flat[idx])
+    return a, b
 
 
 class _OtherOfTwoOrders:
@@ -1257,38 +1270,21 @@ class _OtherOfTwoOrders:
     orders' lower ends; for ε of a power of one factor (DP-SGD), where the bracket with the
     sound answer is over 0.4% wide, the order that sets the lower end is refined
     (:meth:`_Engine.narrow`; in long mixed lists the frames cost too much for that).
-
-    Order -1's frame is skipped where its moment bound (the sound side's, usually known
-    already) is at most order 1's lower end: order -1's lower end lies below its true value,
-    which lies below that bound, so the larger of the two is order 1's, the same answer."""
+    Order -1's frame is skipped where its moment bound is at most order 1's lower end, as
+    on the sound side (:func:`_both_orders`)."""
 
     def __init__(self, engine: _Engine, sound: _SoundOfTwoOrders):
         self.engine = engine
         self.sound = sound
 
-    def _orders(self, kind: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Both orders' lower ends at ``x`` (flat): order -1's is 0 where its moment bound
-        at a value is at most order 1's lower end there."""
-        e = self.engine
-        flat = np.asarray(x, dtype=float).reshape(-1)
-        a = e.answer("opt", 1, kind, flat)
-        moment = e.moment_eps if kind == "eps" else e.moment_delta
-        b = np.zeros(flat.shape)
-        rest = [i for i, (xi, ai) in enumerate(zip(flat.tolist(), a.tolist(), strict=True))
-                if not moment(-1, xi, below=ai) <= ai]
-        if rest:
-            idx = np.array(rest)
-            b[idx] = e.answer("opt", -1, kind, flat[idx])
-        return a, b
-
     def delta(self, eps: np.ndarray) -> np.ndarray:
-        a, b = self._orders("delta", eps)
+        a, b = _both_orders(self.engine, "opt", "delta", eps)
         return np.maximum(a, b).reshape(np.shape(eps))
 
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
         e = self.engine
         delta = np.asarray(delta, dtype=float)
-        a, b = self._orders("eps", delta)
+        a, b = _both_orders(e, "opt", "eps", delta)
         out = np.maximum(a, b)
         flat = delta.reshape(-1)
         wide = np.flatnonzero(out > 0)   # (0: nothing certified, left as it is)
