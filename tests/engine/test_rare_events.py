@@ -17,15 +17,19 @@ from gdp.engine.laws import law_of
 from gdp.engine.planning import _offset
 
 
-@pytest.mark.parametrize("spike", [True, False, "light"])
+@pytest.mark.parametrize("spike", [True, False, "light", "pairs"])
 def test_spectrum_error_bound_holds(spike):
     """The bound holds; the four heaviest entries enter exactly where they hold half the
     mass, even when three of them are light ("light": 0.47 and three of 0.012, below 1/64
-    of the mass each, and the rest spread thinly)."""
+    of the mass each, and the rest spread thinly), and where they sit at offsets -1, 0, 1
+    and 2 of index 0 ("pairs", the bulk of a rarely sampled step: k and N - k share one
+    root, conjugated)."""
     rng = np.random.default_rng(3)
     N = 240
     x = rng.random(N) * (1e-5 if spike else 1.0)
-    if spike == "light":
+    if spike == "pairs":
+        x[[0, 1, N - 1, 2]] += [0.9, 0.05, 0.04, 0.006]
+    elif spike == "light":
         x *= 0.5 / x.sum()
         x[17] += 0.47
         x[[40, 90, 200]] += 0.012
