@@ -1354,9 +1354,24 @@ class _Nested:
         self._made: dict[Any, Any] = {}
 
     def _engine(self, rtol: float) -> _Engine:
+        """The engine at ``rtol``. Below some accuracy the base step stops shrinking (its
+        factor lattices at their cap); engines of one base step share their frames and
+        lattice laws, which depend on the step, the tilt and the factors, not on ``rtol``
+        (their answers are those each would compute alone): the grid down to rtol = 1e-12
+        then costs about one engine there, not a dozen."""
         if rtol not in self._engines:
-            self._engines[rtol] = _Engine(self.groups, dataclasses.replace(self.acc, rtol=rtol))
+            e = _Engine(self.groups, dataclasses.replace(self.acc, rtol=rtol))
+            twin = next((o for o in self._engines.values() if o.h0 == e.h0), None)
+            if twin is not None:
+                e._frames, e._lats, e._kgfs, e._sound = (twin._frames, twin._lats,
+                                                         twin._kgfs, twin._sound)
+            self._engines[rtol] = e
         return self._engines[rtol]
+
+    @property
+    def engine(self) -> _Engine:
+        """The engine at this accuracy (the answers' own)."""
+        return self._engine(self.acc.rtol)
 
     def nest(self, key: Any, sound: Any, other: Any,
              make: Callable[[_Engine], tuple[Any, Any]]) -> tuple[Any, Any]:
@@ -1432,7 +1447,7 @@ def compose_numeric(groups: Sequence[tuple[TradeOff, int]], acc: Accuracy | None
     if symmetric is None:
         symmetric = all(f.is_symmetric for f, _ in groups)
     nested = _Nested(groups, acc)
-    engine = _Engine(groups, nested.acc)
+    engine = nested.engine
     if symmetric:
         return _one_order(engine, 1, name, True, None, nested)
     inv_name = _inv_label(name)
@@ -1469,7 +1484,7 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
     """
     acc, groups = _checked(groups, acc, name)
     nested = _Nested(groups, acc)
-    engine = _Engine(groups, nested.acc)
+    engine = nested.engine
     inv_name = _inv_label(name)
 
     def make(e: _Engine) -> tuple[Any, Any]:
