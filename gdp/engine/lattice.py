@@ -326,32 +326,54 @@ def _neighbours(nonempty: np.ndarray, seg: tuple | None = None
     return above, below
 
 
-def _heaviest(w: np.ndarray, seg: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Index of the largest positive entry of ``w`` strictly above (n if none) and strictly
-    below (-1 if none) each position, within its segment (``seg``, see
-    :func:`_neighbours`; offsets keep each search inside its segment)."""
+def _heaviest(w: np.ndarray, seg: tuple, qi: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """For each query index ``qi`` (``up`` or not): the index of the largest positive entry of
+    ``w`` strictly above it (its first occurrence; n if none) or strictly below it (its
+    last; -1 if none), within its segment (``seg``, see :func:`_neighbours`).
+
+    The queries are the few atoms whose neighbour cannot lend. A query below its
+    segment's first maximum (above its last) is answered by it; a segment holding other
+    queries is scanned once per direction, from its lowest such upward query to its end
+    (from its start to its highest downward one)."""
     n = w.size
-    idx = np.arange(n)
+    lo, hi, sid, sstart = seg
+    out = np.where(up, n, -1)
     v = np.where(w > 0, w, -np.inf)
-    if seg is not None:
-        big = 2.0 * float(np.max(w)) + 1.0 if n else 1.0
-        vu, vd = v - big * seg[2], v + big * seg[2]
-    else:
-        vu = vd = v
-    smax = np.maximum.accumulate(vu[::-1])[::-1]
-    rec = np.where(vu >= smax, idx, n)
-    arg_s = np.minimum.accumulate(rec[::-1])[::-1]
-    above = np.concatenate([arg_s[1:], [n]])
-    pmax = np.maximum.accumulate(vd)
-    rec2 = np.where(vd >= pmax, idx, -1)
-    arg_p = np.maximum.accumulate(rec2)
-    below = np.concatenate([[-1], arg_p[:-1]])
-    au = np.where((above < n) & (w[np.minimum(above, n - 1)] > 0), above, n)
-    ad = np.where((below >= 0) & (w[np.maximum(below, 0)] > 0), below, -1)
-    if seg is not None:
-        au = np.where(au <= seg[1], au, n)
-        ad = np.where(ad >= seg[0], ad, -1)
-    return au, ad
+    vmax = np.maximum.reduceat(v, sstart)
+    at = np.flatnonzero((v == vmax[sid]) & (v > 0))   # each segment's maxima, in order
+    first = np.full(sstart.size, n)
+    last = np.full(sstart.size, -1)
+    if at.size:
+        g = sid[at]
+        change = g[1:] != g[:-1]
+        head, tail = np.concatenate([[True], change]), np.concatenate([change, [True]])
+        first[g[head]] = at[head]
+        last[g[tail]] = at[tail]
+    s = sid[qi]
+    f, l_ = first[s], last[s]
+    known = np.where(up, (f > qi) | (f == n), l_ < qi)
+    out = np.where(known, np.where(up, f, l_), out)
+    rest = ~known & np.where(up, qi < hi[qi], qi > lo[qi])  # (empty ranges: none)
+    for g in np.unique(s[rest]):
+        mine = rest & (s == g)
+        a, b = int(lo[qi[mine][0]]), int(hi[qi[mine][0]])
+        u = np.flatnonzero(mine & up)
+        if u.size:
+            c = int(qi[u].min()) + 1                  # first entry any query looks at
+            m = np.maximum.accumulate(v[c:b + 1][::-1])[::-1]     # suffix maxima
+            j = np.arange(m.size)
+            arg = np.minimum.accumulate(np.where(v[c:b + 1] >= m, j, m.size)[::-1])[::-1]
+            k = qi[u] + 1 - c
+            out[u] = np.where(m[k] > 0, c + arg[k], n)
+        d = np.flatnonzero(mine & ~up)
+        if d.size:
+            e = int(qi[d].max())                      # entries below it are looked at
+            m = np.maximum.accumulate(v[a:e])                     # prefix maxima
+            j = np.arange(m.size)
+            arg = np.maximum.accumulate(np.where(v[a:e] >= m, j, -1))
+            k = qi[d] - 1 - a
+            out[d] = np.where(m[k] > 0, a + arg[k], -1)
+    return out
 
 
 def _imbalance_at(t: np.ndarray, q: np.ndarray, x: np.ndarray, src: np.ndarray,
@@ -469,6 +491,72 @@ def _balance_pass(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray,
     return np.maximum(qf, 0.0), np.where(np.isfinite(r), r, np.inf), rounded_any
 
 
+def _lend_fixed_point(x: np.ndarray, Y: np.ndarray, u2: np.ndarray, s2: np.ndarray,
+                      iters: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    r"""The fractions of :func:`_sweep`: :math:`\theta_i = -(1 - \ell_i)x_i/Y_i` for the
+    borrowers ``u2`` (lender ``s2[i]``) and :math:`\ell_j = \sum_{s_i = j}\theta_i`, by
+    Jacobi iteration until no :math:`\ell` moves by more than 2u of itself (at most
+    ``iters`` sweeps). After the first sweep only the borrowers whose own lending moved are
+    recomputed, and only their lenders' sums (each over all its borrowers, in index order,
+    as ``bincount`` adds them): the iterates are those of the full iteration, bit for bit,
+    at the cost of the entries still moving (chains along a smooth law settle within a
+    few sweeps, the tails' within a dozen)."""
+    n = x.size
+    Yb = np.where(u2, Y, 1.0)
+    lend = np.zeros(n)
+    while True:   # full sweeps while much of the law moves
+        theta = np.where(u2, -(1.0 - lend) * x / Yb, 0.0)
+        new = np.bincount(s2, weights=theta, minlength=n)
+        iters -= 1
+        fin = bool(np.all(np.abs(new - lend) <= 2 * EPS * new))
+        moved = np.flatnonzero(new != lend)
+        lend = new
+        if fin or iters <= 0:
+            return theta, lend
+        if 8 * moved.size < n:
+            break
+    # borrowers grouped by lender, in index order within a group
+    b = np.flatnonzero(u2)
+    order = np.argsort(s2[b], kind="stable")
+    bo = b[order]
+    lo = s2[bo]
+    first = np.full(n, -1, dtype=np.int64)
+    cnt = np.zeros(n, dtype=np.int64)
+    if bo.size:
+        gs = np.flatnonzero(np.concatenate([[True], lo[1:] != lo[:-1]]))
+        first[lo[gs]] = gs
+        cnt[lo[gs]] = np.diff(np.concatenate([gs, [bo.size]]))
+    mark = np.zeros(n, dtype=bool)
+    for _ in range(iters):
+        r = moved[u2[moved]]                      # borrowers whose own lending moved
+        th_r = -(1.0 - lend[r]) * x[r] / Y[r]
+        ch = th_r != theta[r]
+        r, th_r = r[ch], th_r[ch]
+        theta[r] = th_r
+        mark[s2[r]] = True                        # lenders whose sums change
+        a = np.flatnonzero(mark)
+        mark[a] = False
+        if a.size:
+            k = cnt[a]
+            pos = np.repeat(first[a] - np.concatenate([[0], np.cumsum(k)[:-1]]), k) + \
+                np.arange(int(k.sum()))
+            new = np.bincount(np.repeat(np.arange(a.size), k), weights=theta[bo[pos]],
+                              minlength=a.size)
+        else:
+            new = np.zeros(0)
+        old = lend[a]
+        ok = bool(np.all(np.abs(new - old) <= 2 * EPS * new))
+        mv = new != old
+        moved = a[mv]
+        lend[moved] = new[mv]
+        if ok:
+            rest = np.ones(n, dtype=bool)
+            rest[a] = False
+            if bool(np.all(lend[rest] >= 0.0)):
+                break
+    return theta, lend
+
+
 def _balance_round(t: np.ndarray, Q: np.ndarray, X: np.ndarray, EX: np.ndarray,
                    QE: np.ndarray, I: np.ndarray, seg: tuple, rnd: int, merge_rounds: int,
                    h: float) -> tuple[np.ndarray, ...]:
@@ -494,19 +582,18 @@ def _balance_round(t: np.ndarray, Q: np.ndarray, X: np.ndarray, EX: np.ndarray,
     if ((need_up | need_dn) & ~use).any():
         # second choice: the heaviest atom on the needed side (laws dominated by a few
         # atoms: Laplace, randomized response)
-        hu, hd = _heaviest(q + qe, seg)
-        l2 = np.where(need_up, hu, np.where(need_dn, hd, -1))
-        ok2 = (l2 >= 0) & (l2 < n) & ~use & (need_up | need_dn)
-        l2c = np.clip(l2, 0, n - 1)
-        Y2 = np.where(ok2, _imbalance_at(t, q + qe, x, l2c, idx), 0.0)
+        fq = np.flatnonzero((need_up | need_dn) & ~use)
+        l2 = _heaviest(q + qe, seg, fq, need_up[fq])
+        ok2 = (l2 >= 0) & (l2 < n)
+        fq, l2 = fq[ok2], l2[ok2]
+        Y2 = _imbalance_at(t, q + qe, x, l2, fq)
         with np.errstate(divide="ignore", invalid="ignore"):
-            th2 = np.where(Y2 != 0, -x / Y2, np.inf)
-        ok2 &= (th2 > 0) & (th2 <= 1.0)
-        li = np.where(ok2, l2c, li)
-        Y = np.where(ok2, Y2, Y)
-        th0 = np.where(ok2, th2, th0)
-        has = has | ok2
-        use = use | ok2
+            th2 = np.where(Y2 != 0, -x[fq] / Y2, np.inf)
+        ok2 = (th2 > 0) & (th2 <= 1.0)
+        fq = fq[ok2]
+        li[fq], Y[fq] = l2[ok2], Y2[ok2]
+        has[fq] = True
+        use[fq] = True
     bad = (need_up | need_dn) & ~use
     seg_bad = np.zeros(S, dtype=bool)
     np.logical_or.at(seg_bad, sid[bad], True)
@@ -516,13 +603,7 @@ def _balance_round(t: np.ndarray, Q: np.ndarray, X: np.ndarray, EX: np.ndarray,
     if clean.any():
         u2 = use & clean
         s2 = np.where(u2, li, idx)
-        for _ in range(200):
-            th = np.where(u2, -(1.0 - lend) * x / np.where(u2, Y, 1.0), 0.0)
-            new = np.bincount(s2, weights=th, minlength=n)
-            fin = bool(np.all(np.abs(new - lend) <= 2 * EPS * new))
-            theta, lend = th, new
-            if fin:
-                break
+        theta, lend = _lend_fixed_point(x, Y, u2, s2)
         over = lend > 1.0
         overb = u2 & over[s2]  # borrowers of an over-committed lender
         if overb.any():
