@@ -89,6 +89,8 @@ def _offset(law: Law, h: float, bulk: bool = True) -> float:
     # the heaviest step-wide cell of a grid over the (outer bounds of the) quartiles
     e = ql - 0.5 * h + h * np.arange(int(math.ceil((qh - ql) / h)) + 2)
     _, Q, _, _ = law.cells(np.concatenate([[-np.inf], e, [np.inf]]))
+    if not float(np.max(Q[1:-1])) > 0.2499:
+        return 0.0  # (no bulk: the passes below would stop at their first test)
     c = float(e[int(np.argmax(Q[1:-1]))]) + 0.5 * h
     for _ in range(4):
         edges = np.array([-np.inf, c - 0.5 * h, c + 0.5 * h, np.inf])
