@@ -326,20 +326,13 @@ def _neighbours(nonempty: np.ndarray, seg: tuple | None = None
     return above, below
 
 
-def _heaviest(w: np.ndarray, seg: tuple, qi: np.ndarray, up: np.ndarray) -> np.ndarray:
-    """For each query index ``qi`` (``up`` or not): the index of the largest positive entry of
-    ``w`` strictly above it (its first occurrence; n if none) or strictly below it (its
-    last; -1 if none), within its segment (``seg``, see :func:`_neighbours`).
-
-    The queries are the few atoms whose neighbour cannot lend. A query below its
-    segment's first maximum (above its last) is answered by it; a segment holding other
-    queries is scanned once per direction, from its lowest such upward query to its end
-    (from its start to its highest downward one)."""
+def _segment_maxima(w: np.ndarray, seg: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per segment of ``seg`` (see :func:`_neighbours`): its largest positive entry of ``w``
+    (-inf if none) and the first and last index holding it (n and -1 if none)."""
     n = w.size
-    lo, hi, sid, sstart = seg
-    out = np.where(up, n, -1)
+    sid, sstart = seg[2], seg[3]
     v = np.where(w > 0, w, -np.inf)
-    vmax = np.maximum.reduceat(v, sstart)
+    vmax = np.maximum.reduceat(v, sstart) if n else np.full(sstart.size, -np.inf)
     at = np.flatnonzero((v == vmax[sid]) & (v > 0))   # each segment's maxima, in order
     first = np.full(sstart.size, n)
     last = np.full(sstart.size, -1)
@@ -349,6 +342,24 @@ def _heaviest(w: np.ndarray, seg: tuple, qi: np.ndarray, up: np.ndarray) -> np.n
         head, tail = np.concatenate([[True], change]), np.concatenate([change, [True]])
         first[g[head]] = at[head]
         last[g[tail]] = at[tail]
+    return vmax, first, last
+
+
+def _heaviest(w: np.ndarray, seg: tuple, qi: np.ndarray, up: np.ndarray,
+              maxima: tuple | None = None) -> np.ndarray:
+    """For each query index ``qi`` (``up`` or not): the index of the largest positive entry of
+    ``w`` strictly above it (its first occurrence; n if none) or strictly below it (its
+    last; -1 if none), within its segment (``seg``, see :func:`_neighbours`).
+
+    The queries are the few atoms whose neighbour cannot lend. A query below its
+    segment's first maximum (above its last) is answered by it (``maxima``:
+    :func:`_segment_maxima`, computed here if not given); a segment holding other queries
+    is scanned once per direction, from its lowest such upward query to its end (from its
+    start to its highest downward one)."""
+    n = w.size
+    lo, hi, sid = seg[0], seg[1], seg[2]
+    out = np.where(up, n, -1)
+    _, first, last = _segment_maxima(w, seg) if maxima is None else maxima
     s = sid[qi]
     f, l_ = first[s], last[s]
     known = np.where(up, (f > qi) | (f == n), l_ < qi)
@@ -360,17 +371,19 @@ def _heaviest(w: np.ndarray, seg: tuple, qi: np.ndarray, up: np.ndarray) -> np.n
         u = np.flatnonzero(mine & up)
         if u.size:
             c = int(qi[u].min()) + 1                  # first entry any query looks at
-            m = np.maximum.accumulate(v[c:b + 1][::-1])[::-1]     # suffix maxima
+            v = np.where(w[c:b + 1] > 0, w[c:b + 1], -np.inf)
+            m = np.maximum.accumulate(v[::-1])[::-1]                  # suffix maxima
             j = np.arange(m.size)
-            arg = np.minimum.accumulate(np.where(v[c:b + 1] >= m, j, m.size)[::-1])[::-1]
+            arg = np.minimum.accumulate(np.where(v >= m, j, m.size)[::-1])[::-1]
             k = qi[u] + 1 - c
             out[u] = np.where(m[k] > 0, c + arg[k], n)
         d = np.flatnonzero(mine & ~up)
         if d.size:
             e = int(qi[d].max())                      # entries below it are looked at
-            m = np.maximum.accumulate(v[a:e])                     # prefix maxima
+            v = np.where(w[a:e] > 0, w[a:e], -np.inf)
+            m = np.maximum.accumulate(v)                              # prefix maxima
             j = np.arange(m.size)
-            arg = np.maximum.accumulate(np.where(v[a:e] >= m, j, -1))
+            arg = np.maximum.accumulate(np.where(v >= m, j, -1))
             k = qi[d] - 1 - a
             out[d] = np.where(m[k] > 0, a + arg[k], -1)
     return out
@@ -447,48 +460,301 @@ def _balance_pass(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray,
     segment id per index, segment starts) keeps several laws laid end to end apart; each
     round works on the segments not settled yet only. Returns (Q-masses, relative ratio
     errors, whether any atom other than a top one was rounded, per segment)."""
-    n = t.size
-    q, x, ex, qe = q.copy(), x.copy(), ex.copy(), qe.copy()
-    if seg is None:
-        sstart = np.zeros(1, dtype=np.int64)
-    else:
-        sstart = seg[3]
-    S = sstart.size
-    send = np.concatenate([sstart[1:], [n]])
-    theta, lend, Y = np.zeros(n), np.zeros(n), np.zeros(n)
-    src = np.arange(n)
-    rounded_any = np.zeros(S, dtype=bool)
-    active = np.ones(S, dtype=bool)
-    h = float(t[1] - t[0]) if n > 1 else 1.0
-    for rnd in range(4 * n + 16):  # ends: every round settles a segment or moves an atom
-        if not active.any():
+    b = _Balancing(t, q, x, ex, qe, seg)
+    for rnd in range(4 * t.size + 16):  # ends: every round settles a segment or moves an atom
+        if not b.active.any():
             break
-        ss = np.flatnonzero(active)
-        lens = send[ss] - sstart[ss]
-        I = np.concatenate([np.arange(a, b) for a, b in zip(sstart[ss], send[ss],
-                                                            strict=True)]) \
-            if ss.size < S else np.arange(n)
-        m = I.size
-        lst = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
-        lsid = np.repeat(np.arange(ss.size), lens)
-        lseg = (lst[lsid], (lst + lens - 1)[lsid], lsid, lst)
-        done, th_, ld_, src_, Y_, rounded = _balance_round(
-            t[I], q, x, ex, qe, I, lseg, rnd, merge_rounds, h)
-        rounded_any[ss[rounded]] = True
-        if done.any():
-            ok = done[lsid]
-            gi = I[ok]
-            theta[gi], lend[gi], Y[gi], src[gi] = th_[ok], ld_[ok], Y_[ok], I[src_[ok]]
-            active[ss[done]] = False
-        del m
-    keep = 1.0 - np.minimum(lend, 1.0)
-    q = q + qe
-    qf = keep * q + theta * q[src]
-    res = keep * x + theta * Y
-    err = keep * ex + theta * ex[src] * np.exp(np.minimum(t - t[src], 700.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(qf > 0, (np.abs(res) + err + 8 * EPS * qf) / qf, 0.0) * 2.0
-    return np.maximum(qf, 0.0), np.where(np.isfinite(r), r, np.inf), rounded_any
+        b.round(rnd, merge_rounds)
+    return b.result()
+
+
+class _Balancing:
+    """The state of one :func:`_balance_pass`: the masses (``q``, ``x``, ``ex`` change where
+    atoms move), each atom's lender and imbalance with respect to it, and the fractions of
+    the segments settled.
+
+    A round needs every atom's status (its lender, its fraction's first guess, whether it
+    is bad) in the segments not settled yet. Atoms move in few places a round (the ends of
+    the support, a steep edge), so the status is kept and recomputed only where its inputs
+    changed: at the atoms moved, at those whose nearest non-empty neighbour or lender is one
+    of them (between the moved atom's neighbours), and at the atoms whose nearest neighbour
+    cannot lend (their second choice, the heaviest on the needed side, depends on the whole
+    segment). The rounds' decisions are those of recomputing everything each round."""
+
+    def __init__(self, t, q, x, ex, qe, seg):
+        n = t.size
+        self.t, self.n = t, n
+        self.q, self.x, self.ex, self.qe = q.copy(), x.copy(), ex.copy(), qe.copy()
+        if seg is None:
+            seg = (np.zeros(n, dtype=np.int64), np.full(n, n - 1, dtype=np.int64),
+                   np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        self.seg = seg
+        self.lo, self.hi, self.sid, self.sstart = seg
+        S = self.sstart.size
+        self.send = np.concatenate([self.sstart[1:], [n]])
+        self.h = float(t[1] - t[0]) if n > 1 else 1.0
+        self.idx = np.arange(n)
+        # settled segments' fractions
+        self.theta, self.lend, self.Yf = np.zeros(n), np.zeros(n), np.zeros(n)
+        self.src = np.arange(n)
+        self.rounded_any = np.zeros(S, dtype=bool)
+        self.active = np.ones(S, dtype=bool)
+        # the status, kept between rounds
+        self.w = self.q + self.qe
+        self.nonempty = (self.q > 0) | (self.qe > 0)
+        self.above, self.below = _neighbours(self.nonempty, seg)
+        self.smax, self.sfirst, self.slast = _segment_maxima(self.w, seg)
+        self.need_up = np.zeros(n, dtype=bool)
+        self.need_dn = np.zeros(n, dtype=bool)
+        self.li1 = np.zeros(n, dtype=np.int64)   # first choice: the nearest neighbour
+        self.Y1 = np.zeros(n)
+        self.has1 = np.zeros(n, dtype=bool)
+        self.fail1 = np.zeros(n, dtype=bool)     # ... that cannot lend
+        self.li = np.zeros(n, dtype=np.int64)    # the lender used (second choice too)
+        self.Y = np.zeros(n)
+        self.has = np.zeros(n, dtype=bool)
+        self.use = np.zeros(n, dtype=bool)
+        self.dirty = self.idx
+
+    # -- status ---------------------------------------------------------------
+    def _first_choice(self, D: np.ndarray) -> None:
+        n, x = self.n, self.x
+        own = self.q[D] > 0
+        xd = x[D]
+        nu, nd = own & (xd < 0), own & (xd > 0)
+        lender = np.where(nu, self.above[D], np.where(nd, self.below[D], -1))
+        h1 = (lender >= 0) & (lender < n)
+        l1 = np.clip(lender, 0, n - 1)
+        Yv = np.where(h1, _imbalance_at(self.t, self.w, x, l1, D), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            th0 = np.where(Yv != 0, -xd / Yv, np.inf)
+        u1 = (nu | nd) & h1 & (th0 > 0) & (th0 <= 1.0)
+        self.need_up[D], self.need_dn[D] = nu, nd
+        self.li1[D], self.Y1[D], self.has1[D] = l1, Yv, h1
+        self.fail1[D] = (nu | nd) & ~u1
+        self.li[D], self.Y[D], self.has[D], self.use[D] = l1, Yv, h1, u1
+
+    def _second_choice(self, F: np.ndarray) -> None:
+        """The heaviest atom on the needed side, for the atoms whose nearest neighbour
+        cannot lend (laws dominated by a few atoms: Laplace, randomized response)."""
+        n = self.n
+        self.li[F], self.Y[F], self.has[F] = self.li1[F], self.Y1[F], self.has1[F]
+        self.use[F] = False
+        l2 = _heaviest(self.w, self.seg, F, self.need_up[F],
+                       (self.smax, self.sfirst, self.slast))
+        ok2 = (l2 >= 0) & (l2 < n)
+        fq, l2 = F[ok2], l2[ok2]
+        Y2 = _imbalance_at(self.t, self.w, self.x, l2, fq)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            th2 = np.where(Y2 != 0, -self.x[fq] / Y2, np.inf)
+        ok = (th2 > 0) & (th2 <= 1.0)
+        fq = fq[ok]
+        self.li[fq], self.Y[fq] = l2[ok], Y2[ok]
+        self.has[fq] = True
+        self.use[fq] = True
+
+    def _gather(self, segs: np.ndarray) -> tuple[np.ndarray, tuple]:
+        """The indices of segments ``segs`` (ascending) and their segment arrays there."""
+        a, b = self.sstart[segs], self.send[segs]
+        lens = b - a
+        st = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+        I = np.repeat(a - st, lens) + np.arange(int(lens.sum()))
+        lsid = np.repeat(np.arange(segs.size), lens)
+        return I, (st[lsid], (st + lens - 1)[lsid], lsid, st)
+
+    # -- a round ----------------------------------------------------------------
+    def round(self, rnd: int, merge_rounds: int) -> None:
+        """One round: the status, then :meth:`settle`."""
+        self.settle(rnd, merge_rounds, *self.status())
+
+    def status(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every atom's lender in the segments not settled (recomputed where it may have
+        changed); the bad atoms (no lender can balance them) and the segments holding
+        one."""
+        sid = self.sid
+        act = self.active[sid]
+        D = self.dirty[act[self.dirty]]
+        self._first_choice(D)
+        F = np.flatnonzero(self.fail1 & act)
+        if F.size:
+            self._second_choice(F)
+        bad = np.zeros(self.n, dtype=bool)
+        bad[F] = ~self.use[F]
+        seg_bad = np.zeros(self.active.size, dtype=bool)
+        seg_bad[sid[F[bad[F]]]] = True
+        return bad, seg_bad
+
+    def settle(self, rnd: int, merge_rounds: int, bad: np.ndarray, seg_bad: np.ndarray
+               ) -> None:
+        """Segments with every atom balanced keep their fractions and settle; in the
+        others the bad atoms are merged or rounded (``bad``, ``seg_bad``: :meth:`status`,
+        extended here by the borrowers of over-committed lenders)."""
+        sid = self.sid
+        clean = self.active & ~seg_bad
+        if clean.any():
+            segs = np.flatnonzero(clean)
+            I, _ = self._gather(segs)
+            u2 = self.use[I]
+            # (lenders lie in their borrower's segment: local index by the same offset)
+            s2 = np.where(u2, self.li[I] - I + np.arange(I.size), np.arange(I.size))
+            theta, lend = _lend_fixed_point(self.x[I], self.Y[I], u2, s2)
+            overb = u2 & (lend > 1.0)[s2]  # borrowers of an over-committed lender
+            if overb.any():
+                seg_bad[sid[I[overb]]] = True
+                bad[I[overb]] = True
+            ok = ~seg_bad[sid[I]]
+            g = I[ok]
+            self.theta[g], self.lend[g], self.Yf[g] = theta[ok], lend[ok], self.Y[g]
+            self.src[g] = np.where(self.use[g], self.li[g], g)
+            self.active[clean & ~seg_bad] = False
+        moved = np.zeros(0, dtype=np.int64)
+        if seg_bad.any():
+            moved = self._merge_or_round(np.flatnonzero(bad & seg_bad[sid]), rnd,
+                                         merge_rounds)
+        self._update(moved)
+
+    def _merge_or_round(self, B: np.ndarray, rnd: int, merge_rounds: int) -> np.ndarray:
+        """Merge the bad atoms ``B`` into a neighbour or round them; the indices moved."""
+        n, q, x, ex, t, h = self.n, self.q, self.x, self.ex, self.t, self.h
+        ne = np.flatnonzero(self.nonempty)
+        segs = np.unique(self.sid[B])
+        k = np.searchsorted(ne, self.hi[self.sstart[segs]], side="right") - 1
+        tops = np.where(k >= 0, ne[np.maximum(k, 0)], -1)
+        tops = np.where(tops >= self.sstart[segs], tops, -1)
+        top_of = np.full(self.active.size, -1, dtype=np.int64)
+        top_of[segs] = tops
+        topB = top_of[self.sid[B]]
+        to_round = B == topB
+        if rnd >= merge_rounds + 8:
+            to_round = np.ones(B.size, dtype=bool)
+        moved = [np.zeros(0, dtype=np.int64)]
+        if rnd < merge_rounds:
+            # a bad atom with a lender too light (or over-committed) absorbs it whole and
+            # keeps its place; one with no lender on the needed side is merged into the
+            # neighbour on the other side (an excess with nothing below goes up, where it
+            # is a deficit). Each atom moves at most once a round and not into a mover.
+            other = np.where(self.need_dn[B], self.above[B], self.below[B])
+            hasB, liB = self.has[B], self.li[B]
+            valid = (other >= 0) & (other < n)
+            absorb = hasB & ~to_round & (q[liB] > 0)
+            carry = ~hasB & valid & ~to_round
+            s_all = np.concatenate([liB[absorb], B[carry]])
+            d_all = np.concatenate([B[absorb], other[carry]])
+            if s_all.size:
+                _, first = np.unique(s_all, return_index=True)
+                first = np.sort(first)
+                s_all, d_all = s_all[first], d_all[first]
+                ok = ~np.isin(d_all, s_all) & (s_all != top_of[self.sid[s_all]])
+                s_, d_ = s_all[ok], d_all[ok]
+                if s_.size:
+                    # only the merged (continuous) part moves; exact atoms stay on their
+                    # lattice points, where they are balanced
+                    xs = _imbalance_at(t, q, x, s_, d_)
+                    with np.errstate(over="ignore"):
+                        sc = np.exp(np.minimum(t[d_] - t[s_], 700.0))
+                    np.add.at(ex, d_, ex[s_] * sc + 4 * EPS * (q[s_] + np.abs(xs)))
+                    np.add.at(x, d_, xs)
+                    np.add.at(q, d_, q[s_])
+                    q[s_] = x[s_] = ex[s_] = 0.0
+                    moved += [s_, d_]
+            to_round |= ~hasB & ~valid
+        else:
+            to_round = np.ones(B.size, dtype=bool)
+        if to_round.any():
+            self.rounded_any[self.sid[B[to_round & (B != topB)]]] = True
+            # round: the atom's P-mass to the largest lattice point below its ratio, with
+            # Q-mass e^{t} P there (its excess Q-mass dropped: it only lowers the profile)
+            b_ = B[to_round]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lr = -np.log1p(-np.minimum(x[b_] / q[b_], 1.0))  # log(ratio) - t_k
+            fin = np.isfinite(lr)
+            j = np.clip(b_ + np.floor(np.where(fin, lr, 0.0) / h + 1e-12).astype(np.int64),
+                        self.lo[b_], self.hi[b_])
+            j = np.where(fin, j, self.hi[b_])
+            with np.errstate(over="ignore", invalid="ignore"):
+                qn = np.where(fin, np.exp(np.minimum(t[j] - t[b_], 700.0)) * (q[b_] - x[b_]),
+                              0.0)
+            qn = np.clip(np.nan_to_num(qn), 0.0, q[b_])
+            ex_b = ex[b_].copy()
+            q[b_] = x[b_] = ex[b_] = 0.0
+            np.add.at(q, j, qn)
+            np.add.at(ex, j, ex_b + 4 * EPS * qn)
+            moved += [b_, j]
+        return np.unique(np.concatenate(moved))
+
+    def _maxima(self, M: np.ndarray, w_old: np.ndarray, w_new: np.ndarray) -> None:
+        """Each segment's heaviest atoms after the atoms ``M`` changed weight: found again
+        where one of them lost weight, else raised by the new weights."""
+        g = self.sid[M]
+        lost = (w_old > 0) & (w_old == self.smax[g]) & (w_new < w_old)
+        redo = np.unique(g[lost])
+        for sg in redo.tolist():
+            a, b = int(self.sstart[sg]), int(self.send[sg])
+            one = (np.zeros(b - a, dtype=np.int64), np.full(b - a, b - a - 1),
+                   np.zeros(b - a, dtype=np.int64), np.zeros(1, dtype=np.int64))
+            m, f, l_ = _segment_maxima(self.w[a:b], one)
+            self.smax[sg] = m[0]
+            self.sfirst[sg] = a + f[0] if f[0] < b - a else self.n
+            self.slast[sg] = a + l_[0] if l_[0] >= 0 else -1
+        keep = (w_new > 0) & ~np.isin(g, redo)
+        if not keep.any():
+            return
+        Mk, gk, wk = M[keep], g[keep], w_new[keep]
+        top = np.full(self.smax.size, -np.inf)
+        np.maximum.at(top, gk, wk)
+        rise = top > self.smax
+        self.sfirst[rise], self.slast[rise] = self.n, -1
+        self.smax = np.maximum(self.smax, top)
+        at = wk == self.smax[gk]
+        np.minimum.at(self.sfirst, gk[at], Mk[at])
+        np.maximum.at(self.slast, gk[at], Mk[at])
+
+    def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(Q-masses of the balanced atoms, their relative ratio errors, per segment
+        whether an atom other than its top one was rounded)."""
+        t, src, theta = self.t, self.src, self.theta
+        keep = 1.0 - np.minimum(self.lend, 1.0)
+        q = self.q + self.qe
+        qf = keep * q + theta * q[src]
+        res = keep * self.x + theta * self.Yf
+        err = keep * self.ex + theta * self.ex[src] * np.exp(np.minimum(t - t[src], 700.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(qf > 0, (np.abs(res) + err + 8 * EPS * qf) / qf, 0.0) * 2.0
+        return np.maximum(qf, 0.0), np.where(np.isfinite(r), r, np.inf), self.rounded_any
+
+    def _update(self, M: np.ndarray) -> None:
+        """After atoms ``M`` moved: their weights and non-emptiness, the nearest non-empty
+        neighbours between the neighbours of those that emptied or filled, and the atoms
+        whose status may change (``dirty``: the moved atoms and those between their
+        neighbours, whose nearest neighbour or lender is one of them)."""
+        if not M.size:
+            self.dirty = M
+            return
+        n = self.n
+        w_old = self.w[M]
+        w_new = self.q[M] + self.qe[M]
+        self.w[M] = w_new
+        self._maxima(M, w_old, w_new)
+        # (the spans between each moved atom's neighbours, before and after)
+        lo_ = np.where(self.below[M] >= 0, self.below[M], self.lo[M])
+        hi_ = np.where(self.above[M] < n, self.above[M], self.hi[M])
+        ne_new = (self.q[M] > 0) | (self.qe[M] > 0)
+        flip = ne_new != self.nonempty[M]
+        self.nonempty[M] = ne_new
+        span = _ranges(lo_, hi_)
+        if flip.any():
+            ne = np.flatnonzero(self.nonempty)
+            P = span
+            k = np.searchsorted(ne, P, side="right")
+            up = np.where(k < ne.size, ne[np.minimum(k, ne.size - 1)], n)
+            self.above[P] = np.where(up <= self.hi[P], up, n)
+            k = np.searchsorted(ne, P, side="left") - 1
+            dn = np.where(k >= 0, ne[np.maximum(k, 0)], -1)
+            self.below[P] = np.where(dn >= self.lo[P], dn, -1)
+            lo2 = np.where(self.below[M] >= 0, self.below[M], self.lo[M])
+            hi2 = np.where(self.above[M] < n, self.above[M], self.hi[M])
+            span = np.union1d(span, _ranges(lo2, hi2))
+        self.dirty = span
 
 
 def _lend_fixed_point(x: np.ndarray, Y: np.ndarray, u2: np.ndarray, s2: np.ndarray,
@@ -557,117 +823,12 @@ def _lend_fixed_point(x: np.ndarray, Y: np.ndarray, u2: np.ndarray, s2: np.ndarr
     return theta, lend
 
 
-def _balance_round(t: np.ndarray, Q: np.ndarray, X: np.ndarray, EX: np.ndarray,
-                   QE: np.ndarray, I: np.ndarray, seg: tuple, rnd: int, merge_rounds: int,
-                   h: float) -> tuple[np.ndarray, ...]:
-    """One round of :func:`_balance_pass` on the entries ``I`` of the global arrays ``Q, X,
-    EX, QE`` (updated in place where atoms move): segments with every atom balanced
-    return their fractions (``done``); in the others the bad atoms are merged or
-    rounded."""
-    q, x, ex, qe = Q[I], X[I], EX[I], QE[I]
-    n = I.size
-    idx = np.arange(n)
-    seg_lo, seg_hi, sid, sstart = seg
-    S = sstart.size
-    own = q > 0
-    above, below = _neighbours(own | (qe > 0), seg)
-    need_up, need_dn = own & (x < 0), own & (x > 0)
-    lender = np.where(need_up, above, np.where(need_dn, below, -1))
-    has = (lender >= 0) & (lender < n)
-    li = np.clip(lender, 0, n - 1)
-    Y = np.where(has, _imbalance_at(t, q + qe, x, li, idx), 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        th0 = np.where(Y != 0, -x / Y, np.inf)
-    use = (need_up | need_dn) & has & (th0 > 0) & (th0 <= 1.0)
-    if ((need_up | need_dn) & ~use).any():
-        # second choice: the heaviest atom on the needed side (laws dominated by a few
-        # atoms: Laplace, randomized response)
-        fq = np.flatnonzero((need_up | need_dn) & ~use)
-        l2 = _heaviest(q + qe, seg, fq, need_up[fq])
-        ok2 = (l2 >= 0) & (l2 < n)
-        fq, l2 = fq[ok2], l2[ok2]
-        Y2 = _imbalance_at(t, q + qe, x, l2, fq)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            th2 = np.where(Y2 != 0, -x[fq] / Y2, np.inf)
-        ok2 = (th2 > 0) & (th2 <= 1.0)
-        fq = fq[ok2]
-        li[fq], Y[fq] = l2[ok2], Y2[ok2]
-        has[fq] = True
-        use[fq] = True
-    bad = (need_up | need_dn) & ~use
-    seg_bad = np.zeros(S, dtype=bool)
-    np.logical_or.at(seg_bad, sid[bad], True)
-    src = np.where(use, li, idx)
-    theta, lend = np.zeros(n), np.zeros(n)
-    clean = ~seg_bad[sid]
-    if clean.any():
-        u2 = use & clean
-        s2 = np.where(u2, li, idx)
-        theta, lend = _lend_fixed_point(x, Y, u2, s2)
-        over = lend > 1.0
-        overb = u2 & over[s2]  # borrowers of an over-committed lender
-        if overb.any():
-            np.logical_or.at(seg_bad, sid[overb], True)
-            bad = bad | overb
-    done = ~seg_bad
-    rounded = np.zeros(S, dtype=bool)
-    if seg_bad.any():
-        occ = np.where(own | (qe > 0), idx, -1)
-        top = np.maximum.reduceat(occ, sstart)[sid]          # last occupied, per segment
-        bad &= seg_bad[sid]
-        to_round = bad & (idx == top)
-        if rnd >= merge_rounds + 8:
-            to_round = bad.copy()
-        if rnd < merge_rounds:
-            # a bad atom with a lender too light (or over-committed) absorbs it whole and
-            # keeps its place; one with no lender on the needed side is merged into the
-            # neighbour on the other side (an excess with nothing below goes up, where it
-            # is a deficit). Each atom moves at most once a round and not into a mover.
-            other = np.where(need_dn, above, below)
-            absorb = bad & has & ~to_round & (q[li] > 0)
-            carry = bad & ~has & (other >= 0) & (other < n) & ~to_round
-            s_all = np.concatenate([li[absorb], idx[carry]])
-            d_all = np.concatenate([idx[absorb], other[carry]])
-            if s_all.size:
-                _, first = np.unique(s_all, return_index=True)
-                first = np.sort(first)
-                s_all, d_all = s_all[first], d_all[first]
-                ok = ~np.isin(d_all, s_all) & (s_all != top[s_all])
-                s_, d_ = s_all[ok], d_all[ok]
-                if s_.size:
-                    # only the merged (continuous) part moves; exact atoms stay on their
-                    # lattice points, where they are balanced
-                    xs = _imbalance_at(t, q, x, s_, d_)
-                    with np.errstate(over="ignore"):
-                        sc = np.exp(np.minimum(t[d_] - t[s_], 700.0))
-                    np.add.at(ex, d_, ex[s_] * sc + 4 * EPS * (q[s_] + np.abs(xs)))
-                    np.add.at(x, d_, xs)
-                    np.add.at(q, d_, q[s_])
-                    q[s_] = x[s_] = ex[s_] = 0.0
-            to_round |= bad & ~has & ~((other >= 0) & (other < n))
-        else:
-            to_round = bad
-        if to_round.any():
-            np.logical_or.at(rounded, sid[to_round & (idx != top)], True)
-            # round: the atom's P-mass to the largest lattice point below its ratio, with
-            # Q-mass e^{t} P there (its excess Q-mass dropped: it only lowers the profile)
-            b_ = idx[to_round]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lr = -np.log1p(-np.minimum(x[b_] / q[b_], 1.0))  # log(ratio) - t_k
-            fin = np.isfinite(lr)
-            j = np.clip(b_ + np.floor(np.where(fin, lr, 0.0) / h + 1e-12).astype(np.int64),
-                        seg_lo[b_], seg_hi[b_])
-            j = np.where(fin, j, seg_hi[b_])
-            with np.errstate(over="ignore", invalid="ignore"):
-                qn = np.where(fin, np.exp(np.minimum(t[j] - t[b_], 700.0)) * (q[b_] - x[b_]),
-                              0.0)
-            qn = np.clip(np.nan_to_num(qn), 0.0, q[b_])
-            ex_b = ex[b_].copy()
-            q[b_] = x[b_] = ex[b_] = 0.0
-            np.add.at(q, j, qn)
-            np.add.at(ex, j, ex_b + 4 * EPS * qn)
-        Q[I], X[I], EX[I], QE[I] = q, x, ex, qe
-    return done, theta, lend, src, Y, rounded
+def _ranges(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sorted union of the integer ranges [a_i, b_i]."""
+    lens = np.maximum(b - a + 1, 0)
+    st = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    r = np.repeat(a - st, lens) + np.arange(int(lens.sum()))
+    return np.unique(r)
 
 
 # ---------------------------------------------------------------------------

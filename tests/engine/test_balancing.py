@@ -98,3 +98,61 @@ def test_laws_balanced_side_by_side_stay_below_their_profiles():
         true = np.asarray(f.hockey_stick(eps))
         assert np.all(d_opt <= true * (1 + 1e-12) + 1e-16)      # the other side
         assert np.all(d_opt >= true - 1e-4)                      # and not empty
+
+
+def _checked_pass(log):
+    """A :func:`~gdp.engine.lattice._balance_pass` that, every round, checks the status kept
+    between rounds against one computed from scratch on the current masses."""
+    def run(t, q, x, ex, qe, merge_rounds, seg=None):
+        b = lattice._Balancing(t, q, x, ex, qe, seg)
+        rounds = 0
+        for rnd in range(4 * t.size + 16):
+            if not b.active.any():
+                break
+            bad, seg_bad = b.status()
+            fresh = lattice._Balancing(t, b.q, b.x, b.ex, b.qe, seg)
+            fresh.active = b.active.copy()
+            fbad, fseg_bad = fresh.status()
+            act = b.active[b.sid]
+            for name in ("above", "below", "need_up", "need_dn", "li", "Y", "has", "use"):
+                assert np.array_equal(getattr(b, name)[act], getattr(fresh, name)[act]), name
+            live = b.active
+            for name in ("smax", "sfirst", "slast"):
+                assert np.array_equal(getattr(b, name)[live], getattr(fresh, name)[live]), name
+            assert np.array_equal(bad[act], fbad[act])
+            assert np.array_equal(seg_bad[live], fseg_bad[live])
+            b.settle(rnd, merge_rounds, bad, seg_bad)
+            rounds += 1
+        log.append(rounds)
+        return b.result()
+    return run
+
+
+@pytest.mark.parametrize("case", ["rare steps", "side by side", "atoms"])
+def test_status_kept_between_rounds_is_the_status_from_scratch(case, monkeypatch):
+    # the rounds recompute an atom's lender only where its inputs changed; here every
+    # round's kept status is compared with one computed afresh (rarely sampled steps
+    # merge a dozen rounds at the top of their support)
+    log: list[int] = []
+    monkeypatch.setattr(lattice, "_balance_pass", _checked_pass(log))
+    if case == "rare steps":
+        law = law_of(gdp.poisson_subsample(gdp.G_mu(1.0 / 0.587), 6.4e-6))
+        h = 1e-3
+        off = planning._offset(law, h)
+        ka, kb = planning._factor_window(law, h, 1e-25, 1 << 20, off=off, order=1)
+        lattice._disc_opt(law, h, ka, kb, off)
+        assert max(log) >= 10
+    else:
+        fs = ([gdp.poisson_subsample(gdp.G_mu(1.0 / s), p)
+               for s, p in ((0.59, 6.4e-6), (0.9, 0.004), (1.3, 0.02))]
+              if case == "side by side" else
+              [gdp.laplace(e) for e in (0.3, 0.8)] + [gdp.f_eps_delta(0.5, 0.01)])
+        lws = [law_of(f) for f in fs]
+        h = 2e-3 if case == "side by side" else 0.02
+        wins = [planning._factor_window(law, h, 1e-25, 1 << 20) for law in lws]
+        if case == "side by side":
+            batch._disc_opt_batch(lws, h, wins, [0.0] * len(lws))
+        else:
+            for law, (ka, kb) in zip(lws, wins, strict=True):
+                lattice._disc_opt(law, h, ka, kb)
+    assert log and max(log) >= 2
