@@ -481,7 +481,8 @@ class _Balancing:
     cannot lend (their second choice, the heaviest on the needed side, depends on the whole
     segment). The rounds' decisions are those of recomputing everything each round."""
 
-    def __init__(self, t, q, x, ex, qe, seg):
+    def __init__(self, t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray,
+                 qe: np.ndarray, seg: tuple | None) -> None:
         n = t.size
         self.t, self.n = t, n
         self.q, self.x, self.ex, self.qe = q.copy(), x.copy(), ex.copy(), qe.copy()
