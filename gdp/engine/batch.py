@@ -25,6 +25,7 @@ from .lattice import (
     _atom_split,
     _end_points,
     _Lat,
+    _moved_down,
     _shift_of,
     _snap_atoms,
     _split_bounds,
@@ -260,7 +261,7 @@ def _disc_opt_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
         np.where(last, 0.0, np.concatenate([rq[1:], [0.0]]))
     r = r_atom + 16 * EPS
     charged = (r > 1e-12) & (qf < 1e-25) | ~np.isfinite(r)
-    qf = np.where(charged, 0.0, qf)
+    qf = _moved_down(qf, r, charged, h, start[fid])
     rmax = np.maximum.reduceat(np.where(charged, 0.0, r), start)
     relv = np.maximum.reduceat(rqn, start)
     tmax = np.maximum.reduceat(np.abs(t), start)

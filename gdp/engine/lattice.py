@@ -106,6 +106,32 @@ def _charge(mass: np.ndarray, r: np.ndarray, budget: float = _BUDGET
     return (float(np.max(rest)) if rest.size else 0.0), charged
 
 
+def _moved_down(q: np.ndarray, r: np.ndarray, charged: np.ndarray, h: float,
+                first: np.ndarray) -> np.ndarray:
+    r"""The other side's Q-masses ``q`` with the ``charged`` atoms (whose ratio's relative
+    error bound ``r`` is too poor for the lattice's common shift) each moved down
+    :math:`m = \lceil s/h \rceil` points, :math:`s = -\log(1 - r)` the loss shift it allows,
+    with Q-mass :math:`q e^{-mh - s}`; dropped where r is 1/2 or more, or the point would
+    lie below its lattice's ``first`` one.
+
+    The true atom's loss u is at least :math:`t_k - s` and its P-mass at least :math:`q
+    e^{-t_k - s}` (its Q-mass's own relative error is the lattice's ``rel``): so the moved
+    atom, ratio :math:`e^{t_{k-m}} \le e^{u}` and that P-mass, is a part of the true one
+    with Q-mass dropped, and lowers the profile like dropping the atom, by far less (the
+    far tail of a rarely sampled step, where the answers at tiny δ are: σ = 0.587,
+    p = 6.4e-6, thirteen thousand atoms above the loss 2.5 with r = 2e-11, dropped whole,
+    took 22% of one factor's δ at ε = 2 for a common shift no smaller than 2e-11)."""
+    out = np.where(charged, 0.0, q)
+    k = np.flatnonzero(charged & (r < 0.5) & (q > 0))
+    if k.size:
+        s = -np.log1p(-r[k])
+        m = np.maximum(np.ceil(s * (1.0 + 1e-9) / h), 1.0)
+        dst = k - m.astype(np.int64)
+        ok = dst >= first[k]
+        np.add.at(out, dst[ok], q[k[ok]] * np.exp(-m[ok] * h - s[ok]) * (1.0 - 4 * EPS))
+    return out
+
+
 def _shift_of(r: float) -> float:
     """Two-sided loss shift covering relative errors up to ``r`` of one mass."""
     return -math.log1p(-min(r, 0.5))
@@ -301,9 +327,9 @@ def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     with np.errstate(divide="ignore", invalid="ignore"):
         rq = np.where(q + qe > 0, eq / (q + qe), 0.0)
     rqn = rq + np.concatenate([[0.0], rq[:-1]]) + np.concatenate([rq[1:], [0.0]])
-    # atoms whose ratio bound is poor are dropped whole (always allowed on this side)
+    # atoms whose ratio bound is poor are moved down instead of widening the shift
     rmax, charged = _charge(qf, r_atom + 16 * EPS)
-    qf = np.where(charged, 0.0, qf)
+    qf = _moved_down(qf, r_atom + 16 * EPS, charged, h, np.zeros(n, dtype=np.int64))
     rel = float(np.max(rqn)) + 16 * EPS if n else 0.0
     shift = _shift_of(rmax) + 4 * EPS * (1.0 + float(np.max(np.abs(t)))) + on_shift
     return _Lat(ka, np.minimum(qf, 1.0), law.q_inf, 0.0, rel, off=off, shift=shift,

@@ -212,3 +212,37 @@ def test_a_narrow_bulk_keeps_its_tilted_mass_on_the_other_side():
                       + 1e-16)
     assert out["half-cell"] < -5e-6          # the loss this offset removes
     assert out["other side"] > -1e-7
+
+
+def test_atoms_with_poor_ratio_bounds_move_down_rather_than_vanish():
+    # the far tail of a rarely sampled step: thousands of atoms whose ratio's relative
+    # error bound (2e-11) exceeds the rest's by a hair were dropped whole, 22% of the
+    # factor's delta at eps = 2 and all of it from eps = 3.2 on; moved down a point each,
+    # the law stays below the true one and close to it
+    f = gdp.poisson_subsample(gdp.G_mu(1.0 / 0.5870955793664817), 6.41088986491508e-06)
+    law = law_of(f)
+    h = 1.75e-4
+    off = planning._other_offset(law, h)
+    ka, kb = planning._factor_window(law, h, 1e-25, 1 << 20, off=off, order=1)
+    opt = lattice._disc_opt(law, h, ka, kb, off)
+    t = (ka + np.arange(kb - ka + 1)) * h + off
+    eps = np.linspace(1.0, 4.0, 31)
+    d_opt = np.clip(-np.expm1(eps[:, None] - t[None, :]), 0, None) @ opt.q + opt.q_inf
+    true = np.asarray(f.hockey_stick(eps))
+    assert np.all(d_opt <= true * (1 + 1e-12))
+    assert np.all(d_opt >= 0.99 * true)
+
+
+def test_moving_down_keeps_the_atom_below_its_true_ratio():
+    q = np.array([0.0, 0.0, 1e-20, 3e-22, 5e-22, 0.2])
+    r = np.array([0.0, 0.0, 1e-12, 2e-11, 0.3, 0.7])
+    charged = np.array([False, False, False, True, True, True])
+    h = 0.01
+    out = lattice._moved_down(q, r, charged, h, np.zeros(6, dtype=np.int64))
+    # r = 2e-11: one point down, e^{-h - s} of its mass; r = 0.3: s = 0.357, 36 points
+    # down, below the lattice (dropped); r >= 1/2: dropped
+    s = -np.log1p(-2e-11)
+    assert out[2] == pytest.approx(1e-20 + 3e-22 * np.exp(-h - s), rel=1e-15)
+    assert out[2] < 1e-20 + 3e-22 * np.exp(-h - s) * (1 + 1e-15)
+    assert out[3] == out[4] == out[5] == 0.0
+    assert out.sum() < q[:4].sum()
