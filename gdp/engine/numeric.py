@@ -166,14 +166,15 @@ class _Engine:
         tol = 1e-4 * math.exp(ld) / max(self.ntot, 1)
         return min(max(tol, self.tol), 1e-12 / max(self.ntot, 1))
 
-    def _off(self, law: Law, h: float, side: str = "pess") -> float:
+    def _off(self, law: Law, h: float, side: str = "pess", n: int = 1) -> float:
         key = ("o", side, id(law), h)
         if key not in self._memo:
             # (a concentrated bulk is looked for in powers and short lists, where a bulk
             # rounded a step down on the other side repeats; in long lists of distinct
             # factors the search costs more than it gains)
-            fn = _offset if side == "pess" else _other_offset
-            self._memo[key] = fn(law, h, bulk=len(self.groups) <= 16)
+            bulk = len(self.groups) <= 16
+            self._memo[key] = _offset(law, h, bulk) if side == "pess" else \
+                _other_offset(law, h, bulk, n)
         return self._memo[key]
 
     def plan_kgf(self, order: int) -> _KGF:
@@ -391,7 +392,9 @@ class _Engine:
                     continue
                 ls = [fs[i].pess if side == "pess" else fs[i].opt for i in idx]
                 fn = _disc_pess_batch if side == "pess" else _disc_opt_batch
-                res = fn(ls, h, [wins[i] for i in idx], [self._off(law, h, side) for law in ls])
+                res = fn(ls, h, [wins[i] for i in idx],
+                         [self._off(law, h, side, fs[i].n) for law, i in zip(ls, idx,
+                                                                             strict=True)])
                 for i, lat in zip(idx, res, strict=True):
                     lats[i] = lat
             for i, (fa, (ka, kb)) in enumerate(zip(fs, wins, strict=True)):
@@ -400,7 +403,7 @@ class _Engine:
                 if side == "pess":
                     lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h))
                 else:
-                    lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h, side))
+                    lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h, side, fa.n))
             self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]
         return self._lats[key]
 
