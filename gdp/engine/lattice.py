@@ -643,10 +643,9 @@ class _Balancing:
     def _merge_or_round(self, B: np.ndarray, rnd: int, merge_rounds: int) -> np.ndarray:
         """Merge the bad atoms ``B`` into a neighbour or round them; the indices moved."""
         n, q, x, ex, t, h = self.n, self.q, self.x, self.ex, self.t, self.h
-        ne = np.flatnonzero(self.nonempty)
+        ne = np.concatenate([[-1], np.flatnonzero(self.nonempty)])
         segs = np.unique(self.sid[B])
-        k = np.searchsorted(ne, self.hi[self.sstart[segs]], side="right") - 1
-        tops = np.where(k >= 0, ne[np.maximum(k, 0)], -1)
+        tops = ne[np.searchsorted(ne, self.hi[self.sstart[segs]], side="right") - 1]
         tops = np.where(tops >= self.sstart[segs], tops, -1)
         top_of = np.full(self.active.size, -1, dtype=np.int64)
         top_of[segs] = tops
@@ -770,17 +769,16 @@ class _Balancing:
         self.nonempty[M] = ne_new
         span = _ranges(lo_, hi_)
         if flip.any():
-            ne = np.flatnonzero(self.nonempty)
+            # (-1 and n bracket the non-empty indices: none above, none below)
+            ne = np.concatenate([[-1], np.flatnonzero(self.nonempty), [n]])
             P = span
-            k = np.searchsorted(ne, P, side="right")
-            up = np.where(k < ne.size, ne[np.minimum(k, ne.size - 1)], n)
+            up = ne[np.searchsorted(ne, P, side="right")]
             self.above[P] = np.where(up <= self.hi[P], up, n)
-            k = np.searchsorted(ne, P, side="left") - 1
-            dn = np.where(k >= 0, ne[np.maximum(k, 0)], -1)
+            dn = ne[np.searchsorted(ne, P, side="left") - 1]
             self.below[P] = np.where(dn >= self.lo[P], dn, -1)
             lo2 = np.where(self.below[M] >= 0, self.below[M], self.lo[M])
             hi2 = np.where(self.above[M] < n, self.above[M], self.hi[M])
-            span = np.union1d(span, _ranges(lo2, hi2))
+            span = _ranges(np.concatenate([lo_, lo2]), np.concatenate([hi_, hi2]))
         self.dirty = span
 
 
@@ -851,11 +849,21 @@ def _lend_fixed_point(x: np.ndarray, Y: np.ndarray, u2: np.ndarray, s2: np.ndarr
 
 
 def _ranges(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The sorted union of the integer ranges [a_i, b_i]."""
-    lens = np.maximum(b - a + 1, 0)
+    """The sorted union of the integer ranges [a_i, b_i] (overlapping ranges merged before
+    they are listed: at most one entry per integer)."""
+    keep = b >= a
+    a, b = a[keep], b[keep]
+    if not a.size:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(a, kind="stable")
+    a, b = a[order], b[order]
+    reach = np.maximum.accumulate(b)
+    new = np.concatenate([[True], a[1:] > reach[:-1] + 1])   # starts a disjoint run
+    starts = np.flatnonzero(new)
+    A, B = a[starts], np.maximum.reduceat(b, starts)
+    lens = B - A + 1
     st = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
-    r = np.repeat(a - st, lens) + np.arange(int(lens.sum()))
-    return np.unique(r)
+    return np.repeat(A - st, lens) + np.arange(int(lens.sum()))
 
 
 # ---------------------------------------------------------------------------

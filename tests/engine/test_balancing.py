@@ -265,3 +265,15 @@ def test_a_wider_bulk_changes_offset_only_for_a_long_power():
     k = int(round((c0 - off) / h))
     assert planning._dropped_near(law, h, off, k * h + off) < \
         0.5 * planning._dropped_near(law, h, base, c0)
+
+
+def test_ranges_are_merged_before_they_are_listed():
+    # (a sparse law's moved atoms have neighbour spans across the whole lattice: listed
+    # one by one, a few million-point spans a round took minutes)
+    a = np.array([5, 0, 3, 20, 2_000_000, 9])
+    b = np.array([9, 4, 3, 19, 4_000_000, 12])
+    r = lattice._ranges(np.repeat(a, 50), np.repeat(b, 50))
+    assert r.size == 13 + 2_000_001
+    assert r[:14].tolist() == list(range(13)) + [2_000_000]
+    assert np.all(np.diff(r) > 0)
+    assert lattice._ranges(np.array([3]), np.array([2])).size == 0
