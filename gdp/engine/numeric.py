@@ -167,7 +167,7 @@ class _Engine:
         return min(max(tol, self.tol), 1e-12 / max(self.ntot, 1))
 
     def _off(self, law: Law, h: float, side: str = "pess", n: int = 1) -> float:
-        key = ("o", side, id(law), h)
+        key = ("o", side, id(law), h) if side == "pess" else ("o", side, id(law), h, n)
         if key not in self._memo:
             # (a concentrated bulk is looked for in powers and short lists, where a bulk
             # rounded a step down on the other side repeats; in long lists of distinct

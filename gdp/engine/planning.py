@@ -115,13 +115,13 @@ def _other_offset(law: Law, h: float, bulk: bool = True, n: int = 1) -> float:
     r"""The lattice offset of the other side's lattice law of ``law`` (a factor raised to the
     power ``n``): :func:`_offset`'s, or, for a bulk whose neighbours the balancing merges
     into it, the centre of a wider window (1.5 or 2.5 steps each side) where that drops
-    less than half the Q-mass, for a bulk narrower than a step (half its Q-mass within
-    two) or where the n factors keep 1% more of it (σ = 0.631, p = 1.6e-5, 8.7 million
-    steps: a bulk 12 steps wide, 2.2e-9 of the mass dropped per factor, 0.157 of the log
-    tilted mass in all).
+    less than half the Q-mass, for a bulk whose middle half lies within two steps or where
+    the n factors keep 1% more of it (σ = 0.631, p = 1.6e-5, 8.7 million steps: a bulk 12
+    steps wide, 2.2e-9 of the mass dropped per factor, 0.157 of the log tilted mass in
+    all).
 
-    A bulk narrower than a step (a rarely sampled step) has light neighbours that cannot
-    lend; they are merged into the bulk's atom, whose merged loss then lies a fraction of a
+    The bulk of a rarely sampled step, within a step or two, has light neighbours that
+    cannot lend; they are merged into the bulk's atom, whose merged loss then lies a fraction of a
     step off its point, and the atom is rounded down: a first-order loss per factor that T
     factors repeat (σ = 0.587, p = 6.4e-6: 7.6e-6 of the tilted mass per factor, so that the
     other side's ε at 27,125 steps lay 3.7% below the sound one, and a finer step did not
