@@ -545,6 +545,8 @@ class _Balancing:
 
     # -- status ---------------------------------------------------------------
     def _first_choice(self, D: np.ndarray) -> None:
+        """The atoms ``D``'s first choice of lender, the nearest non-empty neighbour on the
+        side each needs, and whether it balances them (a fraction in (0, 1])."""
         n, x = self.n, self.x
         own = self.q[D] > 0
         xd = x[D]
