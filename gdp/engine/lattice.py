@@ -520,7 +520,6 @@ class _Balancing:
         S = self.sstart.size
         self.send = np.concatenate([self.sstart[1:], [n]])
         self.h = float(t[1] - t[0]) if n > 1 else 1.0
-        self.idx = np.arange(n)
         # settled segments' fractions
         self.theta, self.lend, self.Yf = np.zeros(n), np.zeros(n), np.zeros(n)
         self.src = np.arange(n)
@@ -541,7 +540,7 @@ class _Balancing:
         self.Y = np.zeros(n)
         self.has = np.zeros(n, dtype=bool)
         self.use = np.zeros(n, dtype=bool)
-        self.dirty = self.idx
+        self.dirty = np.arange(n)   # (all of it, the first round)
 
     # -- status ---------------------------------------------------------------
     def _first_choice(self, D: np.ndarray) -> None:

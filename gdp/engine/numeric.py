@@ -903,8 +903,7 @@ class _Engine:
                     # otherwise under way, the rule's step capped by the window instead, where
                     # it is at least twice finer: sigma=0.786, p=1.6e-4, T=2.2M asked 0.59
                     # of the step for 0.03%, at three times the cost)
-                    fr = self.frame(side, order, hj, lj)
-                    hw = self.step_for(lj, est, (float(fr.s[-1]) - float(fr.s[0])) / 16.0)
+                    hw = self.step_for(lj, est, self._window_spread(side, order, hj, lj))
                     if hw < 0.5 * hj:
                         h2 = hw
                 if not h2 < 0.7 * hj:
@@ -923,9 +922,8 @@ class _Engine:
                         # (where the frame went to long double, whose cost a probe would
                         # double, the pair is taken in double without the allowances, which
                         # the round-off dominates there; then the step that estimate asks)
-                        fr = self.frame(side, order, hj, lj)
                         hp = self._clamped_step(math.sqrt(0.5) * hj,
-                                                (float(fr.s[-1]) - float(fr.s[0])) / 16.0)
+                                                self._window_spread(side, order, hj, lj))
                         if not hp < 0.95 * hj:
                             break
                         try:
@@ -945,8 +943,7 @@ class _Engine:
                         f = min(max(math.sqrt(0.5 * self.acc.rtol * last / err), 0.25), 0.7)
                     # (the spread that caps the step's refinement: the last frame's window,
                     # often far narrower than 16 spreads of the plan for rare events)
-                    fr = self.frame(side, order, hj, lj)
-                    h2 = self._clamped_step(f * hj, (float(fr.s[-1]) - float(fr.s[0])) / 16.0)
+                    h2 = self._clamped_step(f * hj, self._window_spread(side, order, hj, lj))
                     if not h2 < 0.95 * hj:
                         break
                 try:
@@ -991,6 +988,13 @@ class _Engine:
         return float(_best(side, v, self._in_frames(side, order, h, lam, "eps",
                                                     np.array([delta]))[0]))
 
+    def _window_spread(self, side: str, order: int, h: float, lam: float) -> float:
+        """A tilted spread read off the frame of step ``h`` and tilt ``lam``: its window over
+        16, the cap of a refined step where the plan's coarse law puts the spread far wider
+        than the frame's window (rare events)."""
+        fr = self.frame(side, order, h, lam)
+        return (float(fr.s[-1]) - float(fr.s[0])) / 16.0
+
     def narrow(self, order: int, delta: float, v: float, target: float) -> float:
         """The other side's ε at ``delta`` for one order, ``v`` (its answer), bettered with
         the step halved (up to three times, while that raises it) until it is within 0.4%
@@ -1011,8 +1015,7 @@ class _Engine:
                 # frame's window where narrower than 16 spreads of the plan, as in
                 # _refine_step: the plan's kept sigma=0.741, p=3.7e-5, T=4.8M from halving
                 # at all, 7.3% wide)
-                fr = self.frame("opt", order, hj, lj)
-                cap = min(sd, (float(fr.s[-1]) - float(fr.s[0])) / 16.0)
+                cap = min(sd, self._window_spread("opt", order, hj, lj))
             h2 = self._clamped_step(0.5 * hj, cap)
             if not h2 < 0.95 * hj:
                 break
