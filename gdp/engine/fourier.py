@@ -614,8 +614,7 @@ def _spectrum(x: np.ndarray, g: float, pr: _Precision = _DOUBLE) -> tuple[np.nda
     rest = x.copy()
     rest[top] = 0.0
     Z = sfft.rfft(rest)
-    m = np.arange(N // 2 + 1, dtype=np.int64)
-    B, hi, lo = _root_tables(N, pr)
+    half = N // 2 + 1
     # (the roots of k and N - k are conjugate and k = 0's is 1, exactly: the four sit at
     # offsets -3 ... 3 of the law's point, index 0, so one root serves each pair, the
     # products taken on the real and imaginary parts; the same bound)
@@ -623,12 +622,17 @@ def _spectrum(x: np.ndarray, g: float, pr: _Precision = _DOUBLE) -> tuple[np.nda
     for k in top.tolist():
         j = k if 2 * k <= N else k - N
         pairs.setdefault(abs(j), [0.0, 0.0])[0 if j >= 0 else 1] += x[k]
+    roots = None
     for j, (xp, xm) in sorted(pairs.items()):
         if j == 0:
             Z.real += xp
             continue
-        a, b = np.divmod((m * j) % N, B)
-        r = hi[a] * lo[b]
+        if roots is None:
+            # (the root of every k < N, hi[k // B] lo[k % B], in one outer product; the
+            # root of m j mod N for m < N/2 + 1 is then read in j strided runs)
+            B, hi, lo = _root_tables(N, pr)
+            roots = (hi[:, None] * lo[None, :]).reshape(-1)[:N]
+        r = np.concatenate([roots[(-(-i * N // j)) * j - i * N::j] for i in range(j)])[:half]
         Z.real += (xp + xm) * r.real
         Z.imag += (xp - xm) * r.imag
     return Z, g * (tot - mt) + 16 * pr.u * mt + 8 * pr.u * tot
