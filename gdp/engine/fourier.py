@@ -829,7 +829,7 @@ def _spike_power_by_products(W: np.ndarray, n: int, dW: np.ndarray, pr: _Precisi
     rounded to double (within :math:`3\,\mathrm{EPS}` relative and :math:`2\,\mathrm{EPS}
     (1 + |\tilde F|)` absolute) and the bounds carried in double."""
     u = pr.u
-    c = (1.0 + u) * (1.0 + _PRODUCT_ERR * u) - 1.0
+    c = u + _PRODUCT_ERR * u * (1.0 + u)   # ((1 + u)(1 + mu) - 1, not rounded away)
 
     def moduli(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Fd = F.astype(np.complex128)

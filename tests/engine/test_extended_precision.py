@@ -134,19 +134,27 @@ def test_roots_from_two_tables_are_within_their_allowance(extended):
                 assert abs(got - mp.exp(-2j * mp.pi * int(j) / N)) <= 10 * float(pr.u)
 
 
-@pytest.mark.parametrize("n", [40, 1000, 1024, 12345])
-def test_extended_spike_power_by_products_is_within_its_bound(n):
+@pytest.mark.parametrize(("rest", "n"), [(0.006, 40), (0.006, 1000), (0.006, 1024),
+                                         (0.006, 12345), (0.24, 100), (0.24, 7)])
+def test_extended_spike_power_by_products_is_within_its_bound(rest, n):
     """The long-double spike power, formed by products of (1 + W)^k - 1 (no long-double
     transcendental function), coefficient by coefficient against 40-digit mpmath: within
-    its bound, and the bound relative to the rest's mass (a rest of 0.6% here), far below
-    n gamma at the lowest frequency."""
+    its bound. A rest spread over the window (0.6%): the bound relative to the rest's mass,
+    far below n gamma at the lowest frequency; a rest of 24% next to the spike: at high
+    frequencies (1 + W)^n is tiny, F = (1 + W)^n - 1 is about -1, and the rounding of the
+    last products, about u, is most of the error (a bound whose rounding terms were rounded
+    away in double missed it by eleven orders of magnitude)."""
     from gdp.engine.fourier import _gamma, _spike_power
 
     rng = np.random.default_rng(n)
     N = 128
-    x = rng.random(N) * 1e-4
-    x[0] = 0.99
-    x /= x.sum()
+    x = np.zeros(N)
+    if rest < 0.1:
+        x[1:] = rng.random(N - 1)
+    else:
+        x[1], x[-1] = 0.7, 0.3
+    x *= rest / x.sum()
+    x[0] = 1.0 - rest
     g = _gamma(N, _EXTENDED.u)
     E, dE, log_a = _spike_power(x.astype(np.longdouble), n, g, _EXTENDED)
     assert E.dtype == np.clongdouble and log_a == pytest.approx(np.log(x[0]), abs=0)
@@ -154,7 +162,8 @@ def test_extended_spike_power_by_products_is_within_its_bound(n):
     a = mp.mpf(float(x[0]))
     for m in range(N // 2 + 1):
         z = mp.fsum(mp.mpf(float(v)) * mp.expj(-2 * mp.pi * (m * k % N) / N)
-                    for k, v in enumerate(x))
+                    for k, v in enumerate(x) if v)
         dev = abs(mp.mpc(_exact(E[m].real), _exact(E[m].imag)) - (z / a) ** n)
         assert dev <= dE[m]
-    assert dE[0] < 0.05 * n * g * abs(complex(E[0]))
+    if rest < 0.1:
+        assert dE[0] < 0.05 * n * g * abs(complex(E[0]))
