@@ -1147,6 +1147,39 @@ class _Engine:
                                eps - lv.shift, lv.q_inf)
         return math.exp(ld) if ld < 0 else 1.0
 
+    def coarse_bound(self, order: int, kind: str, x: float, below: float) -> float:
+        """A sound upper bound on this order's answer at ``x`` (ε at δ or δ at ε) from the
+        sound frame of the question's tilt at a step four times coarser (about a quarter
+        of its discretisation and transforms; its error about sixteen times the step
+        rule's), tried where it may be at most ``below`` (the other order's answer): then
+        the frame at the question's own step is not needed (:func:`_both_orders`). For ε,
+        only where the Gaussian estimate of this order's answer
+        (:func:`~gdp.engine.planning._gauss_eps`) is at least 2.5 ``rtol`` below ``below``:
+        on the refusal scan the coarse frame failed below a gap of 0.23% and succeeded
+        above 0.21% (at ``rtol`` = 1e-3). inf where not tried: several groups of factors
+        (their discretisations do not shrink with the step), a lattice step given by the
+        caller or one aligned to atoms, a trivial question, a window beyond the factors'
+        cap."""
+        key = self._plan_key(order, kind, x)
+        if key[0] == "trivial" or len(self.groups) != 1 or self.gap > 0 or \
+                self.acc.grid_step is not None or not below > 0:
+            return math.inf
+        h, lam = key
+        if kind == "eps":
+            info = self._memo[("plan-eps", order, "eps", x)]
+            K, K1, K2 = (float(v[0]) for v in self.plan_kgf(order)(np.array([lam])))
+            est = _gauss_eps(K, K1, K2, lam, math.log(x - self.law_q_inf(order)), info[0])
+            if not est <= below * (1.0 - 2.5 * self.acc.rtol):
+                return math.inf
+        hc = _quantise(4.0 * h, self.h0, _STEPS_PER_OCTAVE)
+        try:
+            self._windows(hc, order, lam, cap=_FACTOR_CAP)
+            fr = self.frame("pess", order, hc, lam)
+        except ValueError:
+            return math.inf
+        xs = np.array([x])
+        return float((fr.epsilon(xs) if kind == "eps" else fr.delta(xs))[0])
+
     def _trivial(self, side: str, order: int, kind: str, x: np.ndarray) -> np.ndarray:
         """Answers without a frame: ε = 0 at δ ≥ 1 or at least the total variation bound
         (:meth:`_tv_at_most`); ε = inf below the mass at +inf (or when only that mass
@@ -1258,7 +1291,8 @@ class _SoundOfTwoOrders:
 def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
     """One side's answers of both orders at ``x`` (flat): order -1's is ``-inf`` where its
-    moment bound (:meth:`_Engine.moment_eps`, :meth:`_Engine.moment_delta`) at a value is
+    moment bound (:meth:`_Engine.moment_eps`, :meth:`_Engine.moment_delta`) at a value, or
+    else its sound answer at a step four times coarser (:meth:`_Engine.coarse_bound`), is
     at most order 1's answer there, its frame not built (its true value, and so either
     side's answer for it, lies below that bound: the larger of the two is order 1's)."""
     flat = np.asarray(x, dtype=float).reshape(-1)
@@ -1267,6 +1301,10 @@ def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
     b = np.full(flat.shape, -np.inf)
     rest = [i for i, (xi, ai) in enumerate(zip(flat.tolist(), a.tolist(), strict=True))
             if not moment(-1, xi, below=ai) <= ai]
+    # (then a frame four times coarser, a quarter of the cost: order -1's truth is often a
+    # few per cent below order 1's, and the moment bound above it)
+    rest = [i for i in rest
+            if not e.coarse_bound(-1, kind, float(flat[i]), float(a[i])) <= a[i]]
     if rest:
         idx = np.array(rest)
         b[idx] = e.answer(side, -1, kind, flat[idx])

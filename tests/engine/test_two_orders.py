@@ -1,6 +1,7 @@
 """Mechanisms with two neighbouring orders (DP-SGD, compose_two_orders): the sound answer is
 the larger of the two orders', and the second order's frame is skipped only where its moment
-bound, itself a bound on the truth, is already below the first order's answer."""
+bound, or the sound answer of its frame at a step four times coarser, itself a bound on the
+truth, is already below the first order's answer."""
 
 from __future__ import annotations
 
@@ -103,3 +104,53 @@ def test_an_order_below_the_other_is_still_answered():
     eps = float(h.epsilon(1e-6))
     assert eps > a1
     assert eps == pytest.approx(float(g.epsilon(1e-6)), rel=1e-3)
+
+
+def test_a_coarse_frame_lets_the_second_order_go_where_its_moment_bound_does_not(monkeypatch):
+    """sigma = 1.414, p = 6.3e-3, T = 150,704, delta = 2.9e-11 (the benchmark sweep): order
+    -1's moment bound is above order 1's answer (14.4335) but its frame at four times the
+    step answers 14.17, so the frame at its own step (17.5 of the question's 45 ms) is not
+    built. The answer is the one the full frame gives (order 1's), and the coarse bound lies
+    above order -1's lower end (it bounds the truth) and above its answer at its own step."""
+    cfg = (1.4144093103132185, 0.006278353476162151, 150704, 2.8903955150141615e-11)
+    built = []
+    frame = numeric._Engine.frame
+
+    def spy(self, side, order, h, *args, **kwargs):
+        built.append((side, order, h))
+        return frame(self, side, order, h, *args, **kwargs)
+
+    monkeypatch.setattr(numeric._Engine, "frame", spy)
+    h = gdp.dpsgd(sigma=cfg[0], p=cfg[1], steps=cfg[2])
+    eng = _engine(h)
+    eps = float(h.epsilon(cfg[3]))
+    step = eng._plan_key(-1, "eps", cfg[3])[0]
+    assert eng.moment_eps(-1, cfg[3]) > eps
+    assert sorted({b[2] for b in built if b[:2] == ("pess", -1)}) == [
+        pytest.approx(4 * step, rel=1e-12)]
+    coarse = eng.coarse_bound(-1, "eps", cfg[3], eps)
+    full = float(eng.answer("pess", -1, "eps", np.array([cfg[3]]))[0])
+    low = float(eng.answer("opt", -1, "eps", np.array([cfg[3]]))[0])
+    assert low <= full <= coarse <= eps
+    monkeypatch.setattr(numeric._Engine, "coarse_bound", lambda *args: float("inf"))
+    assert float(gdp.dpsgd(sigma=cfg[0], p=cfg[1], steps=cfg[2]).epsilon(cfg[3])) == eps
+
+
+def test_the_coarse_frame_is_not_tried_where_the_orders_are_close(monkeypatch):
+    """sigma = 3.86, p = 2.4e-3, T = 786,939, delta = 2.7e-6: the two orders' answers lie
+    0.14% apart, closer than the coarse frame's error (0.22% there): the Gaussian estimate
+    says so, and no coarse frame is built."""
+    built = []
+    frame = numeric._Engine.frame
+
+    def spy(self, side, order, h, *args, **kwargs):
+        built.append((side, order, h))
+        return frame(self, side, order, h, *args, **kwargs)
+
+    monkeypatch.setattr(numeric._Engine, "frame", spy)
+    cfg = (3.8634972141176576, 0.002379167970213211, 786939, 2.7446641664489397e-06)
+    h = gdp.dpsgd(sigma=cfg[0], p=cfg[1], steps=cfg[2])
+    eps = float(h.epsilon(cfg[3]))
+    step = _engine(h)._plan_key(-1, "eps", cfg[3])[0]
+    assert {b[2] for b in built if b[:2] == ("pess", -1)} == {step}
+    assert _engine(h).coarse_bound(-1, "eps", cfg[3], eps) == float("inf")
