@@ -1294,13 +1294,18 @@ def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
     moment bound (:meth:`_Engine.moment_eps`, :meth:`_Engine.moment_delta`) at a value, or
     else its sound answer at a step four times coarser (:meth:`_Engine.coarse_bound`), is
     at most order 1's answer there, its frame not built (its true value, and so either
-    side's answer for it, lies below that bound: the larger of the two is order 1's)."""
+    side's answer for it, lies below that bound: the larger of the two is order 1's). On
+    the other side, so where order -1's sound answer, asked before, is at most order 1's
+    lower end."""
     flat = np.asarray(x, dtype=float).reshape(-1)
     a = e.answer(side, 1, kind, flat)
     moment = e.moment_eps if kind == "eps" else e.moment_delta
     b = np.full(flat.shape, -np.inf)
     rest = [i for i, (xi, ai) in enumerate(zip(flat.tolist(), a.tolist(), strict=True))
             if not moment(-1, xi, below=ai) <= ai]
+    if side == "opt":
+        rest = [i for i in rest if not e._memo.get(("sound-answer", -1, kind, float(flat[i])),
+                                                      math.inf) <= a[i]]
     # (then a frame four times coarser, a quarter of the cost: order -1's truth is often a
     # few per cent below order 1's, and the moment bound above it)
     rest = [i for i in rest
@@ -1308,6 +1313,9 @@ def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
     if rest:
         idx = np.array(rest)
         b[idx] = e.answer(side, -1, kind, flat[idx])
+        if side == "pess":
+            for i, v in zip(rest, b[idx].tolist(), strict=True):
+                e._memo[("sound-answer", -1, kind, float(flat[i]))] = v
     return a, b
 
 

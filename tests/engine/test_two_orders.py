@@ -154,3 +154,28 @@ def test_the_coarse_frame_is_not_tried_where_the_orders_are_close(monkeypatch):
     step = _engine(h)._plan_key(-1, "eps", cfg[3])[0]
     assert {b[2] for b in built if b[:2] == ("pess", -1)} == {step}
     assert _engine(h).coarse_bound(-1, "eps", cfg[3], eps) == float("inf")
+
+
+def test_the_other_side_goes_without_order_minus_one_below_its_sound_answer(monkeypatch):
+    """sigma = 3.86, p = 2.4e-3, T = 786,939, delta = 2.7e-6: order -1's sound answer
+    (2.40675, asked for the sound ε) lies below order 1's lower end (2.40974), so order -1's
+    lower end does too and its frame on the other side (70 of the bracket's 120 ms, and a
+    lower end of 0) is not built; the bracket is the one built with it."""
+    built = []
+    frame = numeric._Engine.frame
+
+    def spy(self, side, order, h, *args, **kwargs):
+        built.append((side, order))
+        return frame(self, side, order, h, *args, **kwargs)
+
+    cfg = (3.8634972141176576, 0.002379167970213211, 786939, 2.7446641664489397e-06)
+    monkeypatch.setattr(numeric._Engine, "frame", spy)
+    h = gdp.dpsgd(sigma=cfg[0], p=cfg[1], steps=cfg[2])
+    eps = float(h.epsilon(cfg[3]))
+    lo, hi = map(float, h.epsilon_bounds(cfg[3]))
+    assert ("pess", -1) in built and ("opt", -1) not in built
+    assert lo <= hi == eps
+    eng = _engine(h)
+    b = float(eng.answer("opt", -1, "eps", np.array([cfg[3]]))[0])
+    assert b <= float(eng.answer("pess", -1, "eps", np.array([cfg[3]]))[0]) <= lo
+    assert lo == max(float(eng.answer("opt", 1, "eps", np.array([cfg[3]]))[0]), b)
