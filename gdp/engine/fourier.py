@@ -773,8 +773,10 @@ def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
     \operatorname{log1p}(W)` is formed without ever rounding :math:`Z = a + \hat R`
     itself: its error is at most :math:`|\Delta W|/(1 - |W| - |\Delta W|) + 4u|W|`, so the
     power's round-off is relative to the rest's mass rather than to 1 (which a power
-    multiplies by :math:`n`). Returns the spectrum, the bound and :math:`\log a` (the
-    composed masses are :math:`a^n` times the inverse transform)."""
+    multiplies by :math:`n`); in extended precision, by products of :math:`(1 + W)^k - 1`
+    (:func:`_spike_power_by_products`), which keeps that property. Returns the spectrum,
+    the bound and :math:`\log a` (the composed masses are :math:`a^n` times the inverse
+    transform)."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     tot = float(_sum(x))
@@ -800,6 +802,7 @@ def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
     lb = la + (dW / den + 4 * pr.u * aw)
     E, dE = _power_from_log(la, _phases_kept(im, re, lb, n, 1.0), lb, n, pr)
     return E, dE, math.log(a)
+
 
 # a complex product's normwise relative error in units of u (the spacing at 1): at most
 # sqrt(5)/2 without a fused multiply-add (Brent, Percival & Zimmermann, Math. Comp. 2007),

@@ -486,8 +486,8 @@ def _balance_pass(t: np.ndarray, q: np.ndarray, x: np.ndarray, ex: np.ndarray,
     exact atoms on the lattice points (they lend, never borrow; an absorbed lender brings
     them along). ``seg`` (first index, last index, segment id per index, segment starts)
     keeps several laws laid end to end apart; each round works on the segments not settled
-    yet only. Returns (Q-masses, relative ratio
-    errors, whether any atom other than a top one was rounded, per segment)."""
+    yet only. Returns (Q-masses, relative ratio errors, whether any atom other than a top
+    one was rounded, per segment)."""
     b = _Balancing(t, q, x, ex, qe, seg)
     for rnd in range(4 * t.size + 16):  # ends: every round settles a segment or moves an atom
         if not b.active.any():
