@@ -592,13 +592,6 @@ class _Balancing:
         self.has[fq] = True
         self.use[fq] = True
 
-    def _gather(self, segs: np.ndarray) -> np.ndarray:
-        """The indices of the segments ``segs`` (ascending)."""
-        a, b = self.sstart[segs], self.send[segs]
-        lens = b - a
-        st = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
-        return np.repeat(a - st, lens) + np.arange(int(lens.sum()))
-
     # -- a round ----------------------------------------------------------------
     def round(self, rnd: int, merge_rounds: int) -> None:
         """One round: the status, then :meth:`settle`."""
@@ -638,7 +631,7 @@ class _Balancing:
         clean = self.active & ~seg_bad
         if clean.any():
             segs = np.flatnonzero(clean)
-            I = self._gather(segs)
+            I = _ranges(self.sstart[segs], self.send[segs] - 1)   # (their indices)
             u2 = self.use[I]
             # (lenders lie in their borrower's segment: local index by the same offset)
             s2 = np.where(u2, self.li[I] - I + np.arange(I.size), np.arange(I.size))

@@ -86,19 +86,31 @@ def _offset(law: Law, h: float, bulk: bool = True) -> float:
     return 0.0 if c is None else c - math.floor(c / h) * h
 
 
-def _bulk_centre(law: Law, h: float, width: float) -> float | None:
-    """The loss c equal to the merged loss of the Q-law's losses within ``width`` steps of
-    it (at most four fixed-point passes from the heaviest step-wide cell of a grid over the
-    quartiles); None where no such cell holds a quarter of the Q-mass (no bulk)."""
+def _bulk_start(law: Law, h: float) -> tuple[float, float] | None:
+    """The centre of the heaviest step-wide cell of a grid over the (outer bounds of the)
+    Q-law's quartiles, and their spread; None where the quartiles are not finite or span 64
+    steps or more, or no such cell holds a quarter of the Q-mass (no bulk)."""
     ql, qh, _, _ = law.quantiles(0.25)
     if not (math.isfinite(ql) and math.isfinite(qh) and 0.0 <= qh - ql < 64.0 * h):
         return None
-    # the heaviest step-wide cell of a grid over the (outer bounds of the) quartiles
     e = ql - 0.5 * h + h * np.arange(int(math.ceil((qh - ql) / h)) + 2)
     _, Q, _, _ = law.cells(np.concatenate([[-np.inf], e, [np.inf]]))
     if not float(np.max(Q[1:-1])) > 0.2499:
-        return None  # (no bulk: the passes below would stop at their first test)
-    c = float(e[int(np.argmax(Q[1:-1]))]) + 0.5 * h
+        return None  # (no bulk: the passes of _bulk_centre would stop at their first test)
+    return float(e[int(np.argmax(Q[1:-1]))]) + 0.5 * h, qh - ql
+
+
+def _bulk_centre(law: Law, h: float, width: float, start: float | None = None
+                 ) -> float | None:
+    """The loss c equal to the merged loss of the Q-law's losses within ``width`` steps of
+    it (at most four fixed-point passes from ``start``, by default :func:`_bulk_start`'s
+    cell); None where there is no bulk (a quarter of the Q-mass there)."""
+    if start is None:
+        found = _bulk_start(law, h)
+        if found is None:
+            return None
+        start = found[0]
+    c = start
     for _ in range(4):
         edges = np.array([-np.inf, c - width * h, c + width * h, np.inf])
         _, Q, _, _, X, _ = law.excess(edges, np.full(3, c))
@@ -129,17 +141,17 @@ def _other_offset(law: Law, h: float, bulk: bool = True, n: int = 1) -> float:
     offset gives a lattice law below the true one: only tightness is at stake."""
     if not bulk or law.atoms()[0].size:
         return _offset(law, h, bulk)
-    c0 = _bulk_centre(law, h, 0.5)
+    found = _bulk_start(law, h)
+    c0 = None if found is None else _bulk_centre(law, h, 0.5, found[0])
     if c0 is None:
         return 0.0
     base = c0 - math.floor(c0 / h) * h  # (_offset's, from the same centre)
-    ql, qh, _, _ = law.quantiles(0.25)
-    narrow = qh - ql < 2.0 * h
+    narrow = found[1] < 2.0 * h
     best, drop = base, _dropped_near(law, h, base, c0)
     if not drop > 1e-12:
         return base
     for width in (1.5, 2.5):
-        c = _bulk_centre(law, h, width)
+        c = _bulk_centre(law, h, width, found[0])
         if c is None:
             continue
         off = c - math.floor(c / h) * h
