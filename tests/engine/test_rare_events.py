@@ -17,18 +17,21 @@ from gdp.engine.laws import law_of
 from gdp.engine.planning import _offset
 
 
-@pytest.mark.parametrize("spike", [True, False, "light", "pairs"])
+@pytest.mark.parametrize("spike", [True, False, "light", "pairs", "thirds"])
 def test_spectrum_error_bound_holds(spike):
     """The bound holds; the four heaviest entries enter exactly where they hold half the
     mass, even when three of them are light ("light": 0.47 and three of 0.012, below 1/64
     of the mass each, and the rest spread thinly), and where they sit at offsets -1, 0, 1
     and 2 of index 0 ("pairs", the bulk of a rarely sampled step: k and N - k share one
-    root, conjugated)."""
+    root, conjugated; "thirds": offsets -2 … 3, N = 241, the root of 3m read in three
+    runs). The weights are left as given."""
     rng = np.random.default_rng(3)
-    N = 240
+    N = 241 if spike == "thirds" else 240
     x = rng.random(N) * (1e-5 if spike else 1.0)
     if spike == "pairs":
         x[[0, 1, N - 1, 2]] += [0.9, 0.05, 0.04, 0.006]
+    elif spike == "thirds":
+        x[[0, 3, N - 2, 1]] += [0.9, 0.05, 0.04, 0.006]
     elif spike == "light":
         x *= 0.5 / x.sum()
         x[17] += 0.47
@@ -37,7 +40,9 @@ def test_spectrum_error_bound_holds(spike):
         x[17] += 0.999
         x[18] += 0.01
     x /= x.sum()
+    given = x.copy()
     Z, err = _spectrum(x, _gamma(N))
+    assert np.array_equal(x, given)
     ref = [sum(np.longdouble(v) * np.exp(np.clongdouble(-2j * np.pi) * np.longdouble(m * k % N)
                                          / N) for k, v in enumerate(x))
            for m in range(N // 2 + 1)]
