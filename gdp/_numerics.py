@@ -182,8 +182,23 @@ def bisect_bracket(
     safe for its question. Bisects at the arithmetic midpoint, or the geometric one
     when both ends are positive and far apart (so brackets spanning many orders of
     magnitude converge in ~60 steps). Stops when every bracket is narrower than
-    ``xtol + rtol * |hi|`` or cannot be split any further in floating point.
+    ``xtol + rtol * |hi|`` or cannot be split any further in floating point. One bracket
+    given as scalars is bisected in Python floats (the same midpoints, a fraction of the
+    array overhead), and returned as 0-d arrays.
     """
+    if all(np.ndim(v) == 0 for v in (lo, hi, xtol, rtol)):
+        a, b = float(lo), float(hi)
+        for _ in range(iters):
+            if not (b - a) > xtol + rtol * abs(b):
+                break
+            mid = math.sqrt(a) * math.sqrt(b) if a > 0 and b > 4 * a else a + 0.5 * (b - a)
+            if mid <= a or mid >= b:
+                break
+            if bool(np.asarray(is_high(np.array(mid)))):
+                b = mid
+            else:
+                a = mid
+        return np.array(a), np.array(b)
     lo, hi = np.broadcast_arrays(np.array(lo, dtype=float), np.array(hi, dtype=float))
     lo = lo.copy()
     hi = hi.copy()

@@ -99,6 +99,32 @@ def test_bisect_bracket_scalar_and_stuck():
     assert lo[0] == a and hi[0] == 1.0
 
 
+def test_bisect_bracket_scalar_path_takes_the_array_path_midpoints():
+    # one bracket given as scalars is bisected in floats: the same points visited and the
+    # same final bracket as the same bracket given as a one-entry array
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        t = float(rng.uniform(-50.0, 50.0))
+        lo = t - float(abs(rng.normal())) * 10 ** rng.uniform(-3, 3)
+        hi = t + float(abs(rng.normal())) * 10 ** rng.uniform(-3, 3)
+        if rng.random() < 0.3:  # (positive and wide: geometric midpoints)
+            t = abs(t)
+            lo, hi = t * 1e-9, t * 1e6
+        xtol, rtol = float(rng.choice([0.0, 1e-6])), float(rng.choice([4e-16, 1e-4]))
+        seen: dict[str, list[float]] = {"s": [], "a": []}
+
+        def rec(name, t=t, seen=seen):
+            def is_high(x):
+                seen[name].append(float(np.asarray(x).reshape(-1)[0]))
+                return x > t
+            return is_high
+
+        s = bisect_bracket(rec("s"), lo, hi, xtol=xtol, rtol=rtol)
+        a = bisect_bracket(rec("a"), np.array([lo]), np.array([hi]), xtol=xtol, rtol=rtol)
+        assert seen["s"] == seen["a"] and seen["s"]
+        assert s[0].shape == () and (float(s[0]), float(s[1])) == (a[0][0], a[1][0])
+
+
 def _chain(x, y):
     """The textbook monotone chain (Andrew), one point at a time: the reference."""
     out = []

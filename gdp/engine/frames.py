@@ -113,13 +113,14 @@ def _tail_sums(lw: np.ndarray) -> tuple[_TailLogs, float]:
         raise FloatingPointError("a composed frame holds NaN or infinite masses")
     if m == -math.inf:
         return _TailLogs(None, 0.0, np.full(n + 1, -np.inf)), 0.0
-    lo = float(np.min(np.where(np.isfinite(lw), lw, math.inf)))
+    lo = float(np.min(lw, where=np.isfinite(lw), initial=math.inf))
     if m - lo > 600.0:
         return _log_tail_sums(lw)
     c = np.zeros(n + 1)
     with np.errstate(under="ignore"):
         np.cumsum(np.exp(lw - m)[::-1], out=c[n - 1::-1])
-    last = int(np.count_nonzero(c)) - 1   # (the positive sums come first)
+    # (the positive sums come first: a sum of non-negative terms is positive where one is)
+    last = n - 1 if c[n - 1] > 0.0 else int(np.count_nonzero(c)) - 1
     big = max(abs(math.log(float(c[0])) + m), abs(math.log(float(c[last])) + m))
     return _TailLogs(c, m), EPS * (n + 8.0 + 2.0 * max(abs(m), abs(lo)) + 2.0 * big)
 
@@ -208,9 +209,8 @@ class _Frame:
         if self._sums is None:
             lm = self.lc + self.K - self.lam * self.s
             la, ra = _tail_sums(lm)
-            lb, rb = _tail_sums(lm - self.s)
-            fin = self.lc[np.isfinite(self.lc)]
-            big = float(np.max(np.abs(fin))) if fin.size else 0.0
+            lb, rb = _tail_sums(np.subtract(lm, self.s, out=lm))
+            big = float(np.max(np.abs(self.lc), where=np.isfinite(self.lc), initial=0.0))
             smax = float(np.max(np.abs(self.s)))
             rho = ra + rb + 3.0 * EPS * (abs(self.K) + (self.lam + 1.0) * smax + big + 8.0)
             self._sums = (la, lb, rho)

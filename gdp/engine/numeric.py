@@ -328,7 +328,13 @@ class _Engine:
         atoms): the lattice's lowest point is at or below ``c`` and the mass below goes to
         it, so the whole composition's tilted mass moves by at most 1e-12 relative (no
         bound depends on it: the sound side only rises, the other only falls). All factors
-        at once."""
+        at once; remembered (the frames of one tilt at several steps ask it again)."""
+        key = ("tilted-lower", order, beta)
+        if key not in self._memo:
+            self._memo[key] = self._tilted_cuts(order, beta)
+        return self._memo[key]
+
+    def _tilted_cuts(self, order: int, beta: float) -> list[float]:
         t, lq, starts, seg = self._sorted_plan(order)
         F = starts.size
         if t.size == 0:
