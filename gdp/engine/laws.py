@@ -186,12 +186,12 @@ def _excess_from(P: np.ndarray, Q: np.ndarray, EP: np.ndarray, EQ: np.ndarray,
     """X = Q - e^r P (by the log-ratio, exact sign) and its error bound."""
     refs = np.asarray(refs, dtype=float)
     with np.errstate(all="ignore"):
-        lr = refs + np.log(P) - np.log(Q)
+        rp = refs + np.log(P)
+        lr = rp - np.log(Q)
+        eR = np.where(P > 0, np.exp(np.minimum(rp, 709.0)), 0.0)
         X = np.where(P > 0, -Q * np.expm1(lr), Q)
-        X = np.where(Q > 0, X, np.where(P > 0, -np.exp(np.minimum(refs + np.log(P), 709.0)),
-                                        0.0))
+        X = np.where(Q > 0, X, np.where(P > 0, -eR, 0.0))
         eP = np.where(EP > 0, np.exp(np.minimum(refs + np.log(EP), 709.0)), 0.0)
-        eR = np.where(P > 0, np.exp(np.minimum(refs + np.log(P), 709.0)), 0.0)
     return X, EQ + eP + 4 * EPS * (Q + eR)
 
 

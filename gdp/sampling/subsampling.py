@@ -73,9 +73,10 @@ def _base_eps(eps: np.ndarray, p: float) -> np.ndarray:
     with np.errstate(all="ignore"):
         x = np.expm1(eps) / p
         u = np.where(x > -1.0, np.log1p(np.maximum(x, -1.0)), -np.inf)
-        big = np.asarray(eps) > 700.0
-        if np.any(big):
-            u = np.where(big, eps - np.log(p) + np.log1p(-(1.0 - p) * np.exp(-eps)), u)
+        big = (np.asarray(eps) > 700.0) & np.isfinite(eps)
+        if np.any(big):  # (a few entries: the formula on those alone)
+            e, pb = eps[big], (p[big] if np.ndim(p) else p)
+            u[big] = e - np.log(pb) + np.log1p(-(1.0 - pb) * np.exp(-e))
     return np.where(np.isposinf(eps), np.inf, u)
 
 
