@@ -86,6 +86,9 @@ from .settings import Accuracy
 
 __all__ = ["compose_numeric", "compose_numeric_two_orders"]
 
+# cells of the grid on which order -1's moment bound is tried first (_Engine._grid_moment_eps)
+_MOMENT_CELLS = 2048
+
 
 @dataclass(slots=True)
 class _Level:
@@ -431,19 +434,23 @@ class _Engine:
         return min(qi * f, 1.0)
 
     # -- tilts --------------------------------------------------------------
-    def plan(self, order: int, kind: str, x: float) -> tuple[float, float] | None:
-        """(h, lam) of the frame answering ε at δ = x (``kind='eps'``) or δ at ε = x
-        (``kind='delta'``) for one order; None when the answer needs no frame.
-
-        ε at δ: the tilt minimising the moment (Chernoff) bound, with the step for the ε
-        that bound gives; but where the Gaussian estimate of the answer
-        (:func:`~gdp.engine.planning._gauss_eps`) is under half that ε, the frame of the δ
-        question at the estimate. δ at ε: the saddle-point tilt of the moment bound at
-        ε."""
+    def _question_tilt(self, order: int, kind: str, x: float
+                       ) -> tuple[float, float, float, float, float, float] | None:
+        """``(λ, K, K', K'', ε, sd0)`` of the planning law for the question (:meth:`plan`):
+        for ε at δ = x the tilt minimising its moment bound and the ε that bound gives,
+        for δ at ε = x the saddle-point tilt and x; ``sd0`` its untilted spread (at least
+        ``h0``). None where the answer needs no frame (no law, δ at most the mass at
+        +inf, ε beyond the support). Remembered (the plan and order -1's moment bound ask
+        it)."""
+        key = ("tilt", order, kind, x)
+        if key in self._memo:
+            return self._memo[key]
         h = self.h0
         kgf = self.plan_kgf(order)
+        out = None
         if kgf.empty:
-            return None
+            self._memo[key] = out
+            return out
 
         def F(lam: float) -> tuple[float, float, float]:
             K, K1, K2 = kgf(np.array([lam]))
@@ -455,22 +462,19 @@ class _Engine:
         lo, hi = 1e-8 / sd0, max(1e8 / sd0, 1e4)
         if kind == "eps":
             room = x - qi
-            if not room > 0:
-                return None
-            lr = math.log(room)
+            if room > 0:
+                lr = math.log(room)
 
-            def G(lam: float) -> tuple[float, float]:
+                def G(lam: float) -> tuple[float, float]:
+                    K, K1, K2 = F(lam)
+                    c, c1, c2 = _c(lam)
+                    return lam * (K1 + c1) - (K + c - lr), lam * (K2 + c2)
+
+                guess = math.sqrt(max(-2.0 * lr, 1.0)) / sd0
+                lam = _increasing_root(G, lo, hi, guess, 1e-4)
                 K, K1, K2 = F(lam)
-                c, c1, c2 = _c(lam)
-                return lam * (K1 + c1) - (K + c - lr), lam * (K2 + c2)
-
-            guess = math.sqrt(max(-2.0 * lr, 1.0)) / sd0
-            lam = _increasing_root(G, lo, hi, guess, 1e-4)
-            K, K1, K2 = F(lam)
-            eps = (K + _c(lam)[0] - lr) / lam
-        else:
-            if x >= kgf.tmax + 4 * EPS * (1.0 + abs(kgf.tmax)) + 1e-9 * (1.0 + abs(x)):
-                return None
+                out = (lam, K, K1, K2, (K + _c(lam)[0] - lr) / lam, sd0)
+        elif not x >= kgf.tmax + 4 * EPS * (1.0 + abs(kgf.tmax)) + 1e-9 * (1.0 + abs(x)):
 
             def G(lam: float) -> tuple[float, float]:
                 K, K1, K2 = F(lam)
@@ -479,12 +483,29 @@ class _Engine:
 
             lam = _increasing_root(G, lo, hi, 1.0 / sd0, 1e-4)
             K, K1, K2 = F(lam)
-            eps = x
+            out = (lam, K, K1, K2, x, sd0)
+        self._memo[key] = out
+        return out
+
+    def plan(self, order: int, kind: str, x: float) -> tuple[float, float] | None:
+        """(h, lam) of the frame answering ε at δ = x (``kind='eps'``) or δ at ε = x
+        (``kind='delta'``) for one order; None when the answer needs no frame.
+
+        ε at δ: the tilt minimising the moment (Chernoff) bound, with the step for the ε
+        that bound gives; but where the Gaussian estimate of the answer
+        (:func:`~gdp.engine.planning._gauss_eps`) is under half that ε, the frame of the δ
+        question at the estimate. δ at ε: the saddle-point tilt of the moment bound at
+        ε."""
+        t = self._question_tilt(order, kind, x)
+        if t is None:
+            return None
+        lam, K, K1, K2, eps, sd0 = t
         sd = math.sqrt(max(K2, 0.0))
         if kind == "eps":
             # (where the answer is estimated at under half the Chernoff ε, the frame of the
             # δ question at the estimate, which :meth:`_refine_step` would otherwise add
             # after a first frame at the Chernoff tilt: rare events, long runs at small p)
+            lr = math.log(x - self.law_q_inf(order))
             est = _gauss_eps(K, K1, K2, lam, lr, eps, only_below=0.5 * eps)
             pd = self.plan(order, "delta", est) if 0.0 < est < 0.5 * eps else None
             if pd is not None:
@@ -1106,18 +1127,28 @@ class _Engine:
 
     def moment_eps(self, order: int, delta: float, below: float = math.inf) -> float:
         r"""A sound upper bound on this order's ε at ``delta`` without a frame: the moment
-        bound of the sound lattice law the frame of the question would compose (the same
-        discretisation: a frame built later reuses it) at the question's tilt λ,
-        :math:`\varepsilon \le \mathrm{shift} + (\bar K(\lambda) + c(\lambda) - \log(\delta -
-        q_\infty))/\lambda` (:func:`_log_moment_bound`, checked at the point returned);
-        inf where the question needs no frame or the bound does not apply, and at once
-        where the planning law's moment bound is above ``below`` (the caller needs a bound
-        below it; the lattice law's is about the same)."""
+        bound :math:`\varepsilon \le \mathrm{shift} + (\bar K(\lambda) + c(\lambda) -
+        \log(\delta - q_\infty))/\lambda` (:func:`_log_moment_bound`, checked at the point
+        returned) of a sound lattice law at the tilt λ of the planning law's moment bound:
+        first the factors' laws on a coarse grid (:meth:`_grid_moment_eps`, a fraction of
+        the cost), and where that is above ``below``, the law the frame of the question
+        would compose (the same discretisation: a frame built later reuses it) at the
+        frame's tilt. inf where the question needs no frame or the bound does not apply,
+        and at once where the planning law's moment bound is above ``below`` (the caller
+        needs a bound below it; the lattice laws' are about the same or above)."""
+        if delta >= 1.0 or self._tv_at_most(order, delta):
+            return math.inf  # (a trivial question: _plan_key's)
+        t = self._question_tilt(order, "eps", delta)
+        if t is None or not t[4] <= below:
+            return math.inf
+        # (first from the factors' lattice laws on a grid of 2,048 cells, where they are
+        # few: a quarter of the cost of the frame's own lattice, and below ``below`` in
+        # most configurations where that one is)
+        e = self._grid_moment_eps(order, delta, t[0])
+        if e <= below:
+            return e
         key = self._plan_key(order, "eps", delta)
         if key[0] == "trivial":
-            return math.inf
-        info = self._memo.get(("plan-eps", order, "eps", delta))
-        if info is not None and not info[0] <= below:
             return math.inf
         h, lam = key
         lv = self._level("pess", order, h, lam)
@@ -1134,13 +1165,80 @@ class _Engine:
         e = x + lv.shift
         return max(e + 4 * EPS * (1.0 + abs(e)), 0.0)
 
+    def _grid_law(self, order: int) -> tuple[_KGF, float, float] | None:
+        r"""The factors' sound lattice laws (:func:`~gdp.engine.lattice._disc_pess`) on grids
+        of ``_MOMENT_CELLS`` cells spanning each factor's quantiles at 1e-30 (Q and P; beyond
+        them the tails go to the grid's end points and to :math:`+\infty`), composed: the
+        cumulant generating function of their atoms, the loss shift and the mass at
+        :math:`+\infty` (rounded up). For the moment bounds of :meth:`moment_eps` and
+        :meth:`moment_delta`: connect-the-dots raises each factor's cumulant generating
+        function by about :math:`\lambda^2 w^2/8` (w the cell's width), so these bounds
+        are looser than those of the frame's lattice, which the callers ask where these do
+        not suffice. None for more than 16 groups of factors (a grid each: too costly), a
+        factor without finite quantiles there, or a lattice step given by the caller.
+        Remembered per order."""
+        key = ("grid-law", order)
+        if key in self._memo:
+            return self._memo[key]
+        out = None
+        if len(self.groups) <= 16 and self.acc.grid_step is None:
+            parts, shift, lq = [], 0.0, 0.0
+            for fa in self.factors(order):
+                ql, qh, pl, ph = self._quantiles(fa.pess, 1e-30)
+                lo, hi = min(ql, pl), max(qh, ph)
+                if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+                    parts = []
+                    break
+                w = (hi - lo) / _MOMENT_CELLS
+                lat = _disc_pess(fa.pess, w, 0, _MOMENT_CELLS, lo)
+                nz = np.flatnonzero(lat.q > 0)
+                parts.append(((lat.k0 + nz).astype(float) * w + lat.off, lat.q[nz], fa.n))
+                shift += fa.n * lat.shift
+                lq += fa.n * math.log1p(-min(lat.q_inf, 1.0)) if lat.q_inf < 1 else -math.inf
+            if parts:
+                qi = -math.expm1(lq) if math.isfinite(lq) else 1.0
+                out = (_KGF.of_atoms(parts), shift,
+                       min(qi * (1.0 + 8 * EPS * (self.ntot + 2)), 1.0))
+        self._memo[key] = out
+        return out
+
+    def _grid_moment_eps(self, order: int, delta: float, lam: float) -> float:
+        """:meth:`moment_eps`'s bound at tilt ``lam`` from :meth:`_grid_law` (inf where
+        that is None or the bound does not apply)."""
+        g = self._grid_law(order)
+        if g is None or not (lam > 0 and delta > g[2]):
+            return math.inf
+        kgf, shift, qi = g
+        k_up = float(kgf.upper(np.array([lam]))[0])
+        x = (k_up + _c(lam)[0] - math.log(delta - qi)) / lam
+        if not math.isfinite(x):
+            return math.inf
+        x += 1e-9 * (1.0 + abs(x))  # (its own rounding allowance, then checked)
+        if not _log_moment_bound(k_up, lam, x, qi) <= math.log(delta):
+            return math.inf
+        e = x + shift
+        return max(e + 4 * EPS * (1.0 + abs(e)), 0.0)
+
     def moment_delta(self, order: int, eps: float, below: float = 1.0) -> float:
         r"""A sound upper bound on this order's δ at ``eps`` without a frame, as
         :meth:`moment_eps`: :math:`\delta \le q_\infty + e^{\bar K(\lambda) + c(\lambda) -
         \lambda(\varepsilon - \mathrm{shift})}` at the question's tilt; 1 where the question
-        needs no frame, and at once where the planning law's bound is above ``below``."""
+        needs no frame, and at once where the planning law's bound is above ``below``; as
+        there, first from :meth:`_grid_law` at the planning law's tilt."""
+        if math.isinf(eps) or not below > 0:
+            return 1.0
+        t = self._question_tilt(order, "delta", eps)
+        if t is None:
+            return 1.0
+        g = self._grid_law(order)
+        lam = t[0]
+        if g is not None and lam > 0 and t[1] + _c(lam)[0] - lam * eps <= math.log(below):
+            ld = _log_moment_bound(float(g[0].upper(np.array([lam]))[0]), lam, eps - g[1],
+                                   g[2])
+            if ld < 0 and math.exp(ld) <= below:
+                return math.exp(ld)
         key = self._plan_key(order, "delta", eps)
-        if key[0] == "trivial" or not below > 0:
+        if key[0] == "trivial":
             return 1.0
         h, lam = key
         K, _, _ = self.plan_kgf(order)(np.array([lam]))
