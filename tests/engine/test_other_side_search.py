@@ -47,3 +47,17 @@ def test_a_finer_rtol_never_loosens_or_widens(sigma, p, steps, delta):
     lo1, hi1 = (float(v) for v in gdp.dpsgd(sigma=sigma, p=p, steps=steps, rtol=1e-4)
                 .epsilon_bounds(delta))
     assert lo0 <= lo1 <= hi1 <= hi0
+
+
+def test_narrowing_halves_a_refined_step_where_the_frame_stays_small():
+    """sigma = 0.932, p = 1.6e-5, T = 6,494, delta = 1.4e-14 (rare events): the sound side
+    refined its step four times; the other side's narrowing, capped by the plan's tilted
+    spread (1.25, the frame's window spans 0.45), could not halve it and the bracket stayed
+    0.70% wide. Capped by the frame's window, it halves it once (a frame of 50,000 points)
+    and the lower end rises from 0.052514 to 0.052598, still below the sound answer."""
+    h = gdp.dpsgd(sigma=0.9322442530287103, p=1.612540436316331e-05, steps=6494)
+    d = 1.4141612952431238e-14
+    eps = float(h.epsilon(d))
+    lo, hi = (float(v) for v in h.epsilon_bounds(d))
+    assert hi == eps and 0.0525 < lo <= hi
+    assert hi - lo < 0.006 * hi
