@@ -207,11 +207,12 @@ class _Frame:
         """log A_j, log B_j (tail sums of the untilted Q- and P-masses) and their relative
         error bound."""
         if self._sums is None:
-            lm = self.lc + self.K - self.lam * self.s
+            lm = self.lc + self.K
+            lm -= self.lam * self.s
             la, ra = _tail_sums(lm)
             lb, rb = _tail_sums(np.subtract(lm, self.s, out=lm))
             big = float(np.max(np.abs(self.lc), where=np.isfinite(self.lc), initial=0.0))
-            smax = float(np.max(np.abs(self.s)))
+            smax = max(abs(float(self.s[0])), abs(float(self.s[-1])))  # (s ascends)
             rho = ra + rb + 3.0 * EPS * (abs(self.K) + (self.lam + 1.0) * smax + big + 8.0)
             self._sums = (la, lb, rho)
         return self._sums
