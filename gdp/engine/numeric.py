@@ -1181,7 +1181,8 @@ class _Engine:
         function by about :math:`\lambda^2 w^2/8` (w the cell's width), so these bounds
         are looser than those of the frame's lattice, which the callers ask where these do
         not suffice. None for more than 16 groups of factors (a grid each: too costly), a
-        factor without finite quantiles there, or a lattice step given by the caller.
+        factor without finite quantiles there or with cells under 1e-12 of its losses, or a
+        lattice step given by the caller.
         Remembered per order."""
         key = ("grid-law", order)
         if key in self._memo:
@@ -1192,10 +1193,12 @@ class _Engine:
             for fa in self.factors(order):
                 ql, qh, pl, ph = self._quantiles(fa.pess, 1e-30)
                 lo, hi = min(ql, pl), max(qh, ph)
-                if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+                w = (hi - lo) / _MOMENT_CELLS
+                # (a support too narrow for distinct grid points, e.g. p = 5e-324: none)
+                if not (math.isfinite(lo) and math.isfinite(hi) and
+                        w >= 1e-12 * max(1.0, abs(lo), abs(hi))):
                     parts = []
                     break
-                w = (hi - lo) / _MOMENT_CELLS
                 lat = _disc_pess(fa.pess, w, 0, _MOMENT_CELLS, lo)
                 nz = np.flatnonzero(lat.q > 0)
                 parts.append(((lat.k0 + nz).astype(float) * w + lat.off, lat.q[nz], fa.n))
