@@ -590,7 +590,8 @@ def _spectrum(x: np.ndarray, g: float, pr: _Precision = _DOUBLE) -> tuple[np.nda
     root a product of two from tables of :math:`\sqrt N` entries, :func:`_root_tables`: an
     error of at most :math:`16u\,x_k`), and the transform carries the rest only, whose
     round-off :math:`\gamma\sum_{\rm rest} x` is then much smaller than :math:`\gamma` (which
-    a power :math:`Z^n` multiplies by about :math:`n`)."""
+    a power :math:`Z^n` multiplies by about :math:`n`). ``x`` serves as scratch space and is
+    left as given."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     N = x.size

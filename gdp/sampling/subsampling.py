@@ -70,10 +70,11 @@ def _base_eps(eps: np.ndarray, p: float) -> np.ndarray:
     """u = log(1 + (e^eps - 1)/p), -inf where e^eps <= 1 - p; above 700, where e^eps
     overflows, as eps - log p + log1p(-(1 - p) e^-eps) (the same value, without the
     overflow that sent every cell beyond to the base law's +inf)."""
+    eps = np.asarray(eps, dtype=float)
     with np.errstate(all="ignore"):
         x = np.expm1(eps) / p
         u = np.where(x > -1.0, np.log1p(np.maximum(x, -1.0)), -np.inf)
-        big = (np.asarray(eps) > 700.0) & np.isfinite(eps)
+        big = (eps > 700.0) & np.isfinite(eps)
         if np.any(big):  # (a few entries: the formula on those alone)
             e, pb = eps[big], (p[big] if np.ndim(p) else p)
             u[big] = e - np.log(pb) + np.log1p(-(1.0 - pb) * np.exp(-e))
