@@ -807,7 +807,7 @@ def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
     if not float(np.min(den)) > 0.25:
         return None
     if pr is not _DOUBLE:
-        E, dE = _spike_power_by_products(W, n, dW, pr)
+        E, dE = _spike_power_by_products(W, aw, n, dW, pr)
         return E, dE, math.log(a)
     la = 0.5 * np.log1p(2.0 * re + re * re + im * im)   # log|1 + W|
     lb = la + (dW / den + 4 * pr.u * aw)
@@ -821,10 +821,11 @@ def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
 _PRODUCT_ERR = 1.25
 
 
-def _spike_power_by_products(W: np.ndarray, n: int, dW: np.ndarray, pr: _Precision
-                             ) -> tuple[np.ndarray, np.ndarray]:
-    r""":math:`(1 + W)^n` and an error bound per coefficient, for ``W`` within ``dW`` of
-    the exact :math:`W_\star` (:func:`_spike_power`), by products of :math:`F_k = (1 +
+def _spike_power_by_products(W: np.ndarray, aw: np.ndarray, n: int, dW: np.ndarray,
+                             pr: _Precision) -> tuple[np.ndarray, np.ndarray]:
+    r""":math:`(1 + W)^n` and an error bound per coefficient, for ``W`` (its moduli ``aw``,
+    :func:`_modulus`) within ``dW`` of the exact :math:`W_\star` (:func:`_spike_power`), by
+    products of :math:`F_k = (1 +
     W)^k - 1` in the precision ``pr``, without its transcendental functions (in long
     double they cost 3–4 times the double ones, and the power was most of a block's time).
 
@@ -850,7 +851,6 @@ def _spike_power_by_products(W: np.ndarray, n: int, dW: np.ndarray, pr: _Precisi
         a = np.abs(Fd) * (1.0 + 3 * EPS)
         return a, np.abs(Fd + 1.0) * (1.0 + 3 * EPS) + 2 * EPS * (1.0 + a)
 
-    aw = _modulus(W)
     dW = np.asarray(dW, dtype=float)
     F = W.copy()
     eps = dW.copy()

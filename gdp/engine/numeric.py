@@ -233,11 +233,7 @@ class _Engine:
 
     def law_q_inf(self, order: int) -> float:
         """Q[S = +inf] of the composed true law (from the factors' masses at +inf)."""
-        lq = 0.0
-        for fa in self.factors(order):
-            qi = fa.pess.q_inf
-            lq += fa.n * math.log1p(-min(qi, 1.0)) if qi < 1 else -math.inf
-        return -math.expm1(lq) if math.isfinite(lq) else 1.0
+        return _composed_q_inf((fa.pess.q_inf, fa.n) for fa in self.factors(order))
 
     # -- steps --------------------------------------------------------------
     def _base_step(self) -> float:
@@ -428,10 +424,11 @@ class _Engine:
 
     def q_infinity(self, side: str, h: float, order: int, beta: float = 0.0) -> float:
         """Q[S = +inf] of the composed lattice law, rounded to the side."""
-        lq = 0.0
-        for lat, n in self.lats(side, h, order, beta):
-            lq += n * math.log1p(-min(lat.q_inf, 1.0)) if lat.q_inf < 1 else -math.inf
-        qi = -math.expm1(lq) if math.isfinite(lq) else 1.0
+        return self._rounded_q_inf(side, _composed_q_inf(
+            (lat.q_inf, n) for lat, n in self.lats(side, h, order, beta)))
+
+    def _rounded_q_inf(self, side: str, qi: float) -> float:
+        """A composed mass at +inf, :func:`_composed_q_inf`, rounded to the side."""
         f = 1.0 + 8 * EPS * (self.ntot + 2) if side == "pess" else 1.0 - 8 * EPS * (
             self.ntot + 2)
         return min(qi * f, 1.0)
@@ -1158,18 +1155,9 @@ class _Engine:
             return math.inf
         h, lam = key
         lv = self._level("pess", order, h, lam)
-        qi = lv.q_inf
-        if not (lam > 0 and delta > qi and lv.sound_kgf is not None):
+        if lv.sound_kgf is None:
             return math.inf
-        k_up = float(lv.sound_kgf.upper(np.array([lam]))[0])
-        x = (k_up + _c(lam)[0] - math.log(delta - qi)) / lam
-        if not math.isfinite(x):
-            return math.inf
-        x += 1e-9 * (1.0 + abs(x))  # (the bound's own rounding allowance, then checked)
-        if not _log_moment_bound(k_up, lam, x, qi) <= math.log(delta):
-            return math.inf
-        e = x + lv.shift
-        return max(e + 4 * EPS * (1.0 + abs(e)), 0.0)
+        return _moment_eps(lv.sound_kgf, lam, lv.q_inf, lv.shift, delta)
 
     def _grid_law(self, order: int) -> tuple[_KGF, float, float] | None:
         r"""The factors' sound lattice laws (:func:`~gdp.engine.lattice._disc_pess`) on grids
@@ -1189,7 +1177,7 @@ class _Engine:
             return self._memo[key]
         out = None
         if len(self.groups) <= 16 and self.acc.grid_step is None:
-            parts, shift, lq = [], 0.0, 0.0
+            parts, shift, q_infs = [], 0.0, []
             for fa in self.factors(order):
                 ql, qh, pl, ph = self._quantiles(fa.pess, 1e-30)
                 lo, hi = min(ql, pl), max(qh, ph)
@@ -1203,11 +1191,10 @@ class _Engine:
                 nz = np.flatnonzero(lat.q > 0)
                 parts.append(((lat.k0 + nz).astype(float) * w + lat.off, lat.q[nz], fa.n))
                 shift += fa.n * lat.shift
-                lq += fa.n * math.log1p(-min(lat.q_inf, 1.0)) if lat.q_inf < 1 else -math.inf
+                q_infs.append((lat.q_inf, fa.n))
             if parts:
-                qi = -math.expm1(lq) if math.isfinite(lq) else 1.0
                 out = (_KGF.of_atoms(parts), shift,
-                       min(qi * (1.0 + 8 * EPS * (self.ntot + 2)), 1.0))
+                       self._rounded_q_inf("pess", _composed_q_inf(q_infs)))
         self._memo[key] = out
         return out
 
@@ -1215,18 +1202,7 @@ class _Engine:
         """:meth:`moment_eps`'s bound at tilt ``lam`` from :meth:`_grid_law` (inf where
         that is None or the bound does not apply)."""
         g = self._grid_law(order)
-        if g is None or not (lam > 0 and delta > g[2]):
-            return math.inf
-        kgf, shift, qi = g
-        k_up = float(kgf.upper(np.array([lam]))[0])
-        x = (k_up + _c(lam)[0] - math.log(delta - qi)) / lam
-        if not math.isfinite(x):
-            return math.inf
-        x += 1e-9 * (1.0 + abs(x))  # (its own rounding allowance, then checked)
-        if not _log_moment_bound(k_up, lam, x, qi) <= math.log(delta):
-            return math.inf
-        e = x + shift
-        return max(e + 4 * EPS * (1.0 + abs(e)), 0.0)
+        return math.inf if g is None else _moment_eps(g[0], lam, g[2], g[1], delta)
 
     def moment_delta(self, order: int, eps: float, below: float = 1.0) -> float:
         r"""A sound upper bound on this order's δ at ``eps`` without a frame, as
@@ -1325,6 +1301,34 @@ class _Engine:
                         n_points=int(fr.s.size), tail_bound=fr.m_hi + fr.m_lo,
                         roundoff=fr.tau * math.exp(fr.K), rel_roundoff=fr.rel,
                         loss_shift=fr.shift)
+
+
+def _composed_q_inf(parts: Any) -> float:
+    r"""Q[S = +inf] of a composition from its factors' masses at +inf, ``(q_inf, n)`` pairs:
+    :math:`1 - \prod_i (1 - q_i)^{n_i}` (not rounded)."""
+    lq = 0.0
+    for qi, n in parts:
+        lq += n * math.log1p(-min(qi, 1.0)) if qi < 1 else -math.inf
+    return -math.expm1(lq) if math.isfinite(lq) else 1.0
+
+
+def _moment_eps(kgf: _KGF, lam: float, qi: float, shift: float, delta: float) -> float:
+    r"""The moment bound on ε at ``delta`` of a sound lattice law (``kgf`` its cumulant
+    generating function, ``qi`` its mass at +inf rounded up, ``shift`` its loss-shift
+    allowance) at the tilt ``lam``: :math:`\varepsilon \le \mathrm{shift} + (\bar
+    K(\lambda) + c(\lambda) - \log(\delta - q_\infty))/\lambda`, checked at the point
+    returned (:func:`_log_moment_bound`); inf where it does not apply."""
+    if not (lam > 0 and delta > qi):
+        return math.inf
+    k_up = float(kgf.upper(np.array([lam]))[0])
+    x = (k_up + _c(lam)[0] - math.log(delta - qi)) / lam
+    if not math.isfinite(x):
+        return math.inf
+    x += 1e-9 * (1.0 + abs(x))  # (the bound's own rounding allowance, then checked)
+    if not _log_moment_bound(k_up, lam, x, qi) <= math.log(delta):
+        return math.inf
+    e = x + shift
+    return max(e + 4 * EPS * (1.0 + abs(e)), 0.0)
 
 
 def _step_error(prev: tuple[float, float] | None, cur: tuple[float, float]) -> float:
