@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -254,6 +255,16 @@ class _KGF:
                 out[2, j] = np.add.reduce(d) / s0 * n
         return out[0], out[1], out[2]
 
+    def edge_rate(self, beta: float, k0: float, sign: float) -> float:
+        r"""The limit as :math:`\mu \to \infty` of :math:`g(\mu) = \mu\, s K'(\beta + s\mu)
+        - (K(\beta + s\mu) - K(\beta))` (``sign`` s = ±1, ``k0`` = K(β)): the tilted
+        mass of the composed law's top (s = 1) or bottom atom is :math:`e^{-g(\infty)}`,
+        :math:`g(\infty) = K(\beta) - \sum_i n_i (\log q_i + \beta t_i)` at each
+        factor's extreme atom. g increases (:math:`g' = \mu K'' \ge 0`), so it stays
+        below this limit."""
+        idx = self.starts if sign < 0 else np.append(self.starts[1:], self.t.size) - 1
+        return k0 - float(np.sum(self.n * (self.lq[idx] + beta * self.t[idx])))
+
     def upper(self, betas: np.ndarray) -> np.ndarray:
         """K rounded up (for Chernoff bounds): relative rounding of the sums and the
         exponents."""
@@ -264,12 +275,15 @@ class _KGF:
         return K + slack + 1e-12 * np.abs(K)
 
 
-def _increasing_root(F, lo: float, hi: float, guess: float, rtol: float) -> float:
+def _increasing_root(F, lo: float, hi: float, guess: float, rtol: float,
+                     enough: Callable[[float, float], bool] | None = None) -> float:
     """Root in (lo, hi) of an increasing function of x > 0 (safeguarded Newton; ``F``
     returns the value and the derivative) to a relative ``rtol``: the bracket's upper end
-    once it is that narrow, or Newton's next iterate once its step is a quarter of that
-    (Newton converging from one side brackets the root only by rounding); ``hi`` if F
-    stays negative."""
+    once it is that narrow (or once ``enough(lo, hi)`` says it will do), or Newton's next
+    iterate once its step is a quarter of that (Newton converging from one side brackets
+    the root only by rounding); ``hi`` if F stays negative. A step from the right that
+    would fall below an eighth of x goes to an eighth (far beyond the root, F can be
+    nearly flat)."""
     x = min(max(guess, lo), hi)
     for _ in range(80):
         v, d = F(x)
@@ -277,11 +291,13 @@ def _increasing_root(F, lo: float, hi: float, guess: float, rtol: float) -> floa
             hi = x
         else:
             lo = x
-        if hi <= lo * (1.0 + rtol):
+        if hi <= lo * (1.0 + rtol) or (enough is not None and enough(lo, hi)):
             break
         step = x - v / d if d > 0 and math.isfinite(d) and math.isfinite(v) else -1.0
         if lo < step < hi and abs(step - x) <= 0.25 * rtol * x:
             return step
+        if v > 0 and step < 0.125 * x and lo < 0.125 * x:
+            step = 0.125 * x
         x = step if lo < step < hi else (math.sqrt(lo * hi) if lo > 0 else 0.5 * hi)
     return hi
 
@@ -312,19 +328,30 @@ def _window(kgf: _KGF, beta: float, log_eta: float, h: float,
     sd = math.sqrt(max(float(K2[0]), h * h))
     z = math.sqrt(-2.0 * log_eta)
     span = max(kgf.tmax - kgf.tmin, h)
+    L = -log_eta
 
     def side(sign: float) -> tuple[float, float]:
         def H(mu: float) -> tuple[float, float]:
             Kb, K1b, K2b = kgf(np.array([beta + sign * mu]))
-            kb, k1 = float(Kb[0]), sign * float(K1b[0])
-            return mu * k1 - (kb - k0 - log_eta), mu * float(K2b[0])
+            g = mu * sign * float(K1b[0]) - (float(Kb[0]) - k0)
+            dg = mu * float(K2b[0])
+            if g <= L:
+                return g - L, dg
+            return L * math.log(g / L), L * dg / g
 
         guess = z / sd
         if start is not None:
             g = sign * ((start.b_hi if sign > 0 else start.b_lo) - beta)
             if 0.0 < g < 0.5e4 / h:  # (not where the approximation found no root)
                 guess = g
-        mu = _increasing_root(H, 1e-9 / span, 1e4 / h, guess, rtol)
+        room = kgf.edge_rate(beta, k0, sign) - L  # (g - L < room for every mu)
+        if room <= 0.0:  # (H < 0 for every mu: the search would climb to its upper end)
+            mu = 1e4 / h
+        else:
+            # B'(mu) = (g - L) / mu^2, so B(hi) exceeds the least B over the bracket by at
+            # most room (1/lo - 1/hi): a thousandth of a step will do
+            mu = _increasing_root(H, 1e-9 / span, 1e4 / h, guess, rtol,
+                                  lambda a, b: room * (1.0 / a - 1.0 / b) <= 1e-3 * h)
         ku = float(kgf.upper(np.array([beta + sign * mu]))[0])
         return (ku - k0 - log_eta) / mu, mu
 
