@@ -101,12 +101,14 @@ def _log_tail_sums(lw: np.ndarray) -> tuple[_TailLogs, float]:
             EPS * (2.0 * _BLOCK + 2.0 * rows + 16.0 + 2.0 * big))
 
 
-def _tail_sums(lw: np.ndarray) -> tuple[_TailLogs, float]:
+def _tail_sums(lw: np.ndarray, scratch: np.ndarray | None = None
+               ) -> tuple[_TailLogs, float]:
     r""":math:`\log\sum_{k\ge j} e^{w_k}` (``j = 0 … n``, the last ``-inf``) and a relative
     error bound: a scaled reverse cumulative sum when the weights span less than
     :math:`e^{600}` (terms below :math:`10^{-300}` of the largest may underflow: the bound
     includes them), else :func:`_log_tail_sums`. The sums do not increase with j, so the
-    largest log in magnitude is the first or the last finite one."""
+    largest log in magnitude is the first or the last finite one. ``scratch``: an array of
+    ``lw``'s size the scaled weights may be written to (a fresh one costs its pages)."""
     n = lw.size
     m = float(np.max(lw)) if n else -math.inf
     if not m < math.inf:  # (NaN or +inf: an invariant; no bound can be read off them)
@@ -117,8 +119,9 @@ def _tail_sums(lw: np.ndarray) -> tuple[_TailLogs, float]:
     if m - lo > 600.0:
         return _log_tail_sums(lw)
     c = np.zeros(n + 1)
+    e = np.subtract(lw, m, out=scratch)
     with np.errstate(under="ignore"):
-        np.cumsum(np.exp(lw - m)[::-1], out=c[n - 1::-1])
+        np.cumsum(np.exp(e, out=e)[::-1], out=c[n - 1::-1])
     # (the positive sums come first: a sum of non-negative terms is positive where one is)
     last = n - 1 if c[n - 1] > 0.0 else int(np.count_nonzero(c)) - 1
     big = max(abs(math.log(float(c[0])) + m), abs(math.log(float(c[last])) + m))
@@ -208,10 +211,13 @@ class _Frame:
         error bound."""
         if self._sums is None:
             lm = self.lc + self.K
-            lm -= self.lam * self.s
-            la, ra = _tail_sums(lm)
-            lb, rb = _tail_sums(np.subtract(lm, self.s, out=lm))
-            big = float(np.max(np.abs(self.lc), where=np.isfinite(self.lc), initial=0.0))
+            work = np.multiply(self.s, self.lam)  # (then the scaled weights' scratch)
+            lm -= work
+            la, ra = _tail_sums(lm, work)
+            lb, rb = _tail_sums(np.subtract(lm, self.s, out=lm), work)
+            fin = np.isfinite(self.lc)  # (the largest finite |lc|, from its two extremes)
+            big = max(0.0, float(np.max(self.lc, where=fin, initial=0.0)),
+                      -float(np.min(self.lc, where=fin, initial=0.0)))
             smax = max(abs(float(self.s[0])), abs(float(self.s[-1])))  # (s ascends)
             rho = ra + rb + 3.0 * EPS * (abs(self.K) + (self.lam + 1.0) * smax + big + 8.0)
             self._sums = (la, lb, rho)
