@@ -134,7 +134,7 @@ def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
     t = (KA + np.arange(N)).astype(float) * h + off
     tA, tB = _ends(kgf, t, off, h, KA, KB, reach_hi, reach_lo)
     _, til_lo, q_hi, _ = _tails(kgf, lam, bd, tA, tB)
-    c = comp.c.copy()
+    c = comp.c  # (comp is not read again)
     c[0] += til_lo * math.exp(comp.log_scale)  # the tilted mass below the window, at its
     #                                            bottom (in the units of c)
     w, j0, grow = _coarsen(c, KA, r, h, lam)

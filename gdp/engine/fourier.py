@@ -1005,28 +1005,40 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
                 Z, gz = _spectrum(x, g, pr)
                 E, dE = _power_spectrum(Z, n, gz, pr)
                 norms.append(-1.0)
-            Y = Y * E
+            if E.dtype == Y.dtype:
+                Y *= E
+            else:
+                Y = Y * E
             mags.append(_modulus(E))
             errs.append(dE)
         # the inverse transform of a spectrum error dY has l1 norm at most
         # sqrt(N) ||.||_2 = ||dY||_2 over the whole (Hermitian) spectrum (Parseval), at
         # most sqrt(2 sum |dY_m|^2) over the half kept
+        # (the errors and moduli are not read again: squared in place)
         for i in range(len(mags)):
-            prod = np.ones(half)
-            for j in range(len(mags)):
-                if j != i:
-                    prod = prod * (mags[j] + errs[j])
-            e = errs[i] * prod
-            comp = math.sqrt(2.0 * float(_sum(e * e)))
+            if len(mags) == 1:  # (the product over no other factor: 1)
+                prod, e = np.ones(1), np.asarray(errs[i], dtype=float)
+            else:
+                prod = np.ones(half)
+                for j in range(len(mags)):
+                    if j != i:
+                        prod = prod * (mags[j] + errs[j])
+                e = errs[i] * prod
+            comp = math.sqrt(2.0 * float(_sum(np.multiply(e, e, out=e))))
             if norms[i] >= 0:  # normwise (Higham 24.1): ||dZ||_2 <= g sqrt(N) ||x||_2
                 comp = min(comp, g * math.sqrt(N) * norms[i] * float(np.max(prod)))
             l1 += comp
         aY = _modulus(Y)
-        l1 += math.sqrt(2.0 * float(_sum(aY * aY))) * (len(mags) + 2) * pr.u
-        aY = float(_sum(aY))
-        c = sfft.irfft(Y, N)
-        l1 += min(2.0 * g * aY, math.sqrt(N) * g * float(np.sqrt(_sum(c * c))))
-        c = np.roll(np.maximum(c, 0.0, out=c), -((KA - shift) % N))
+        sY = float(_sum(aY))
+        l1 += math.sqrt(2.0 * float(_sum(np.multiply(aY, aY, out=aY)))) * (len(mags) + 2) \
+            * pr.u
+        c0 = sfft.irfft(Y, N)
+        c = np.multiply(c0, c0)
+        l1 += min(2.0 * g * sY, math.sqrt(N) * g * float(np.sqrt(_sum(c))))
+        np.maximum(c0, 0.0, out=c0)
+        k = (KA - shift) % N  # (np.roll by -k, into c's pages)
+        c[:N - k] = c0[k:]
+        c[N - k:] = c0[:k]
         if pr is not _DOUBLE:
             c = c.astype(np.float64)
             up += EPS

@@ -704,7 +704,7 @@ class _Engine:
         til_hi, til_lo, q_hi, q_lo = _tails(kl, lam, bd, tA, tB)
         shift, qi = lv.shift, lv.q_inf
         with np.errstate(divide="ignore"):
-            lc = np.log(comp.c)
+            lc = np.log(comp.c, out=comp.c)  # (comp's masses are not read again)
         if side == "pess":
             # (the whole lattice law's Chernoff bound, from its exact cumulant generating
             # function rounded up, as a second bound: it decides where the frame's
