@@ -645,14 +645,13 @@ class _Engine:
         return best[1], best[2], best[3]
 
     # -- frames -------------------------------------------------------------
-    def frame(self, side: str, order: int, h: float, lam: float, log_eta: float = _LOG_ETA,
-              extended: bool = False) -> _Frame:
-        r"""The frame of step ``h`` and tilt ``lam`` on one side, its window holding all but
-        :math:`e^{\log\eta}` of the tilted mass at each end, its transforms in double or
-        (``extended``) in the platform's long double."""
-        key = (side, order, h, lam, log_eta, extended)
-        if key in self._frames:
-            return self._frames[key]
+    def _frame_span(self, side: str, order: int, h: float, lam: float, log_eta: float,
+                    extended: bool) -> tuple:
+        """What :meth:`frame` composes on: ``(level, window, KA, KB, N, reach_hi,
+        reach_lo)`` (remembered: a frame's extent is read without composing it)."""
+        key = ("span", side, order, h, lam, log_eta, extended)
+        if key in self._memo:
+            return self._memo[key]
         hs = h
         if side == "opt" and len(self.groups) <= 16 and \
                 any(lat.atomic for lat, _ in self.lats("opt", h, order, lam)):
@@ -698,6 +697,20 @@ class _Engine:
                 f"[{KA * hs + off:.4g}, {KB * hs + off:.4g}]), more than "
                 f"max_points={self.acc.max_points}; pass a larger `rtol` or `grid_step`, "
                 "or raise `max_points`")
+        out = (lv, bd, KA, KB, N, reach_hi, reach_lo)
+        self._memo[key] = out
+        return out
+
+    def frame(self, side: str, order: int, h: float, lam: float, log_eta: float = _LOG_ETA,
+              extended: bool = False) -> _Frame:
+        r"""The frame of step ``h`` and tilt ``lam`` on one side, its window holding all but
+        :math:`e^{\log\eta}` of the tilted mass at each end, its transforms in double or
+        (``extended``) in the platform's long double."""
+        key = (side, order, h, lam, log_eta, extended)
+        if key in self._frames:
+            return self._frames[key]
+        lv, bd, KA, KB, N, reach_hi, reach_lo = self._frame_span(*key)
+        hs, off, kl = lv.h, lv.off, lv.kgf
         comp = _compose(lv.items(), KA, N, _EXTENDED if extended else _DOUBLE)
         t = (KA + np.arange(N)).astype(float) * hs + off
         tA, tB = _ends(kl, t, off, hs, KA, KB, reach_hi, reach_lo)
@@ -785,6 +798,21 @@ class _Engine:
         def ask(f: _Frame, xs: np.ndarray) -> np.ndarray:  # (a new array: updated in place)
             return f.epsilon(xs) if kind == "eps" else f.delta(xs)
 
+        # (one question refined at one tilt, where the wide frame answered better at the
+        # last step: the frame with the narrow window would only be outdone again)
+        won = ("wide-won", side, order, lam, float(x[0])) if x.size == 1 and kind == "eps" \
+            else None
+        if won is not None and won in self._memo:
+            fw = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
+            v = ask(fw, x)
+            ext = np.flatnonzero(self._extended_helps(fw, kind, x, v))
+            if not extended:
+                for xj in x[ext].tolist():
+                    self._memo[("ext-left", side, order, h, lam, kind, xj)] = True
+            elif ext.size:
+                fx = self.frame(side, order, h, lam, _LOG_ETA_WIDE, extended=True)
+                v[ext] = _best(side, v[ext], ask(fx, x[ext]))
+            return v
         fr = self.frame(side, order, h, lam)
         v = ask(fr, x)
         if side == "pess" and kind == "delta":
@@ -804,7 +832,10 @@ class _Engine:
         frames = {False: fr}
         if np.any(wide):
             frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
-            v[wide] = _best(side, v[wide], ask(frames[True], x[wide]))
+            vw = ask(frames[True], x[wide])
+            if won is not None and np.all(wide) and _best(side, v, vw)[0] == vw[0] != v[0]:
+                self._memo[won] = True
+            v[wide] = _best(side, v[wide], vw)
         for w, f in frames.items():
             sel = np.flatnonzero(wide == w)
             ext = sel[self._extended_helps(f, kind, x[sel], v[sel])]
@@ -1019,8 +1050,9 @@ class _Engine:
         """A tilted spread read off the frame of step ``h`` and tilt ``lam``: its window over
         16, the cap of a refined step where the plan's coarse law puts the spread far wider
         than the frame's window (rare events)."""
-        fr = self.frame(side, order, h, lam)
-        return (float(fr.s[-1]) - float(fr.s[0])) / 16.0
+        lv, _, KA, _, N, _, _ = self._frame_span(side, order, h, lam, _LOG_ETA, False)
+        # (the frame's first and last loss, as it computes them, without composing it)
+        return ((float(KA + N - 1) * lv.h + lv.off) - (float(KA) * lv.h + lv.off)) / 16.0
 
     def narrow(self, order: int, delta: float, v: float, target: float) -> float:
         """The other side's ε at ``delta`` for one order, ``v`` (its answer), bettered with
