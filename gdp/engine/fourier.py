@@ -137,6 +137,9 @@ class _KGF:
 
     def _build(self, parts: list[tuple[np.ndarray, np.ndarray, int]], logs: bool = False
                ) -> None:
+        """The atoms of ``parts`` kept (positive mass, finite loss), each factor's sorted
+        by loss (a stable sort; none where they ascend already, as on a lattice). Each
+        factor's arrays are copied once (no array is shared with the caller's)."""
         ts, lqs, starts, ns = [], [], [], []
         pos = 0
         lo = hi = 0.0
@@ -144,9 +147,10 @@ class _KGF:
             keep = (q > -np.inf if logs else q > 0) & np.isfinite(t)
             if not keep.any():
                 continue
-            t, q = t[keep], q[keep]
-            order = np.argsort(t, kind="stable")
-            t, q = t[order], q[order]
+            t, q = t[keep], q[keep]  # (copies)
+            if t.size > 1 and not bool(np.all(t[1:] >= t[:-1])):
+                order = np.argsort(t, kind="stable")
+                t, q = t[order], q[order]
             ts.append(t)
             lqs.append(q if logs else np.log(q))
             starts.append(pos)
@@ -155,15 +159,27 @@ class _KGF:
             lo += n * float(t[0])
             hi += n * float(t[-1])
         self.empty = pos == 0
-        self.t = np.concatenate(ts) if ts else np.zeros(1)
-        self.lq = np.concatenate(lqs) if lqs else np.zeros(1)
+        one = len(ts) == 1  # (the copies above are this object's own)
+        self.t = ts[0] if one else np.concatenate(ts) if ts else np.zeros(1)
+        self.lq = lqs[0] if one else np.concatenate(lqs) if lqs else np.zeros(1)
         self.starts = np.array(starts if starts else [0], dtype=np.int64)
         self.n = np.array(ns if ns else [0], dtype=float)
-        self.seg = np.repeat(np.arange(self.starts.size),
-                             np.diff(np.concatenate([self.starts, [self.t.size]])))
+        self._seg = None
         self.tmin, self.tmax = lo, hi  # support of the composed law
-        self.scale = float(np.max(np.abs(self.t)))
+        self.scale = max(abs(float(np.max(self.t))), abs(float(np.min(self.t))))
         self._memo: dict = {}
+
+    @property
+    def seg(self) -> np.ndarray:
+        """The factor of each atom (made on first use: one factor's sums need none)."""
+        if self._seg is None:
+            self._seg = np.repeat(np.arange(self.starts.size),
+                                  np.diff(np.concatenate([self.starts, [self.t.size]])))
+        return self._seg
+
+    @seg.setter
+    def seg(self, value: np.ndarray) -> None:
+        self._seg = value
 
     def pooled(self, width: float) -> _KGF:
         r"""An approximation for choosing windows: each factor's atoms pooled into cells of
@@ -733,49 +749,67 @@ def _power_from_log(la: np.ndarray, ang: np.ndarray, lb: np.ndarray, n: int,
     ``ang`` is not read there)."""
     E = np.zeros(la.size, dtype=pr.cplx)
     band = _kept(lb, n)
+    every = bool(band.all())
     # (a coefficient dropped is below 1e-40: that is its bound, NaN where lb is)
-    dE = np.where(band, 0.0, 1e-40)
-    nan = np.isnan(lb)
-    if nan.any():
-        dE[nan] = np.nan
-    if band.any():
-        # (in place and part by part: in long double each pass over the spectrum counts)
-        every = bool(band.all())
+    dE = None if every else np.where(band, 0.0, 1e-40)
+    if dE is not None:
+        nan = np.isnan(lb)
+        if nan.any():
+            dE[nan] = np.nan
+    if every or band.any():
+        # (in place and part by part: in long double each pass over the spectrum counts,
+        # and in double a fresh array's pages cost more than the arithmetic on them)
         lz, an, lbb = (la, ang, lb) if every else (la[band], ang[band], lb[band])
-        mag = np.exp(n * lz)
-        ph = np.fmod(n * an, pr.two_pi)
-        cos, sin, slack = _cos_sin(ph, pr)
+        mag = np.multiply(lz, n)
+        np.exp(mag, out=mag)
+        ph = np.multiply(an, n)
+        np.fmod(ph, pr.two_pi, out=ph)
+        cos, sin, slack = _cos_sin(ph, pr, overwrite=True)
         if every:
-            E.real, E.imag = mag * cos, mag * sin
+            np.multiply(mag, cos, out=E.real)
+            np.multiply(mag, sin, out=E.imag)
         else:
             E.real[band], E.imag[band] = mag * cos, mag * sin
         # (the bounds in double: a relative error of theirs of a few u is immaterial)
         magd, lzd, and_ = (np.asarray(v, dtype=float) for v in (mag, lz, an))
         fin = np.isfinite(lzd)
         with np.errstate(over="ignore", invalid="ignore"):
-            grow = magd * np.expm1(n * np.asarray(lbb - lz, dtype=float))
-            rnd = magd * pr.u * (n * (np.abs(lzd) + np.abs(and_)) + slack)
+            grow = np.asarray(lbb - lz, dtype=float)
+            grow *= n
+            np.expm1(grow, out=grow)
+            grow *= magd
+            rnd = np.abs(lzd)
+            rnd += np.abs(and_, out=sin if pr is _DOUBLE else None)
+            rnd *= n
+            rnd += slack
+            rnd *= np.multiply(magd, pr.u, out=cos if pr is _DOUBLE else None)
             if not fin.all():
                 grow = np.where(fin, grow, np.exp(n * np.asarray(lbb, dtype=float)))
                 rnd = np.where(fin, rnd, 0.0)
-        grow = np.where(np.isfinite(grow), grow, 1e300)
-        dE[band] = grow + rnd
+        grow[~np.isfinite(grow)] = 1e300
+        grow += rnd
+        if every:
+            dE = grow
+        else:
+            dE[band] = grow
     return E, dE
 
 
 _HALF_PI = np.longdouble("1.57079632679489661923132169163975144")
 
 
-def _cos_sin(ph: np.ndarray, pr: _Precision) -> tuple[np.ndarray, np.ndarray, float]:
+def _cos_sin(ph: np.ndarray, pr: _Precision, overwrite: bool = False
+             ) -> tuple[np.ndarray, np.ndarray, float]:
     r"""cos and sin of phases ``ph`` in [0, 2π) in the precision ``pr``, and the rounding
     allowance (in units of ``pr.u``) of :math:`e^{n\log Z}` formed with them: 8 in double;
     in long double, where the platform's cos and sin cost 2–3 times more outside
     :math:`[-\pi/4, \pi/4]`, the phase is reduced by the nearest multiple k ≤ 4 of π/2 and
     the quadrant chosen by k, which moves it by at most :math:`k|\hat\pi/2 - \pi/2| +
     u\,2\pi/2 + u\,(\pi/4)/2 \le 6.7u` (π/2 rounded, the product k π/2 and the
-    difference rounded): 8 + 8 = 16."""
+    difference rounded): 8 + 8 = 16. ``overwrite``: in double, the sine is written over
+    ``ph``."""
     if pr is _DOUBLE:
-        return np.cos(ph), np.sin(ph), 8.0
+        return np.cos(ph), np.sin(ph, out=ph if overwrite else None), 8.0
     k = np.rint(ph / _HALF_PI)
     r = ph - k * _HALF_PI
     c, s = np.cos(r), np.sin(r)
@@ -814,16 +848,17 @@ def _spike_power(x: np.ndarray, n: int, g: float, pr: _Precision = _DOUBLE
     multiplies by :math:`n`); in extended precision, by products of :math:`(1 + W)^k - 1`
     (:func:`_spike_power_by_products`), which keeps that property. Returns the spectrum,
     the bound and :math:`\log a` (the composed masses are :math:`a^n` times the inverse
-    transform)."""
+    transform). ``x`` serves as scratch space and is left as given."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     tot = float(_sum(x))
     a = float(x[0])
     if not (tot > 0 and a >= 0.75 * tot and n * -math.log(a / tot) <= 300.0) or x.size < 64:
         return None  # (a^-n must stay far inside the floating-point range)
-    rest = x.copy()
-    rest[0] = 0.0
-    W = sfft.rfft(rest) / a
+    x[0] = 0.0  # (the rest, in x itself: restored at once)
+    W = sfft.rfft(x)
+    x[0] = a
+    W /= a
     re, im = W.real, W.imag
     if pr is _DOUBLE:
         aw = np.sqrt(re * re + im * im)
@@ -872,28 +907,50 @@ def _spike_power_by_products(W: np.ndarray, aw: np.ndarray, n: int, dW: np.ndarr
     (1 + |\tilde F|)` absolute) and the bounds carried in double."""
     u = pr.u
     c = u + _PRODUCT_ERR * u * (1.0 + u)   # ((1 + u)(1 + mu) - 1, not rounded away)
+    m = W.size
+    # (every pass writes into arrays made once: a fresh array of a million long-double
+    # coefficients costs its pages, about 3 us per 4 KiB here, more than its arithmetic)
+    t = np.empty(m, dtype=W.dtype)
+    Fd = np.empty(m, dtype=np.complex128)
+    a, b1, tmp = np.empty(m), np.empty(m), np.empty(m)
 
-    def moduli(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        Fd = F.astype(np.complex128)
-        a = np.abs(Fd) * (1.0 + 3 * EPS)
-        return a, np.abs(Fd + 1.0) * (1.0 + 3 * EPS) + 2 * EPS * (1.0 + a)
+    def moduli(F: np.ndarray) -> None:  # (|F| into a, |1 + F| into b1, bounds raised)
+        np.copyto(Fd, F, casting="same_kind")
+        np.multiply(np.abs(Fd, out=a), 1.0 + 3 * EPS, out=a)
+        np.add(Fd, 1.0, out=Fd)
+        np.multiply(np.abs(Fd, out=b1), 1.0 + 3 * EPS, out=b1)
+        np.multiply(np.add(a, 1.0, out=tmp), 2 * EPS, out=tmp)
+        np.add(b1, tmp, out=b1)
 
     dW = np.asarray(dW, dtype=float)
+    k1 = 1.0 + aw + dW
+    k2 = c * (1.0 + u) * aw
     F = W.copy()
     eps = dW.copy()
     for bit in bin(n)[3:]:
-        a, b1 = moduli(F)
-        t = F.copy()
+        moduli(F)
+        np.copyto(t, F)
         t.real += 2.0
         np.multiply(F, t, out=F)
-        eps = eps * (2.0 * b1 + eps) + c * a * (b1 + 1.0)
+        np.multiply(b1, 2.0, out=tmp)   # eps (2 b1 + eps) + c a (b1 + 1)
+        tmp += eps
+        eps *= tmp
+        a *= c
+        b1 += 1.0
+        a *= b1
+        eps += a
         if bit == "1":
-            _, b1 = moduli(F)
-            t = F.copy()
+            moduli(F)
+            np.copyto(t, F)
             t.real += 1.0
             np.multiply(t, W, out=t)
             F += t
-            eps = eps * (1.0 + aw + dW) + dW * b1 + c * (1.0 + u) * aw * b1 + u * _modulus(F)
+            eps *= k1                   # eps (1 + |W| + dW) + dW b1 + c (1 + u) |W| b1
+            np.multiply(dW, b1, out=tmp)  # + u |F|
+            eps += tmp
+            np.multiply(k2, b1, out=tmp)
+            eps += tmp
+            eps += u * _modulus(F)
     F.real += 1.0
     return F, eps + u * _modulus(F)
 

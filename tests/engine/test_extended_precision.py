@@ -156,7 +156,9 @@ def test_extended_spike_power_by_products_is_within_its_bound(rest, n):
     x *= rest / x.sum()
     x[0] = 1.0 - rest
     g = _gamma(N, _EXTENDED.u)
-    E, dE, log_a = _spike_power(x.astype(np.longdouble), n, g, _EXTENDED)
+    xl = x.astype(np.longdouble)
+    E, dE, log_a = _spike_power(xl, n, g, _EXTENDED)
+    assert np.array_equal(xl, x.astype(np.longdouble))  # (left as given)
     assert E.dtype == np.clongdouble and log_a == pytest.approx(np.log(x[0]), abs=0)
     mp.mp.dps = 40
     a = mp.mpf(float(x[0]))
