@@ -216,14 +216,29 @@ def _excess_from(P: np.ndarray, Q: np.ndarray, EP: np.ndarray, EQ: np.ndarray,
                  refs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """X = Q - e^r P (by the log-ratio, exact sign) and its error bound."""
     refs = np.asarray(refs, dtype=float)
-    with np.errstate(all="ignore"):
-        rp = refs + np.log(P)
-        lr = rp - np.log(Q)
-        eR = np.where(P > 0, np.exp(np.minimum(rp, 709.0)), 0.0)
-        X = np.where(P > 0, -Q * np.expm1(lr), Q)
-        X = np.where(Q > 0, X, np.where(P > 0, -eR, 0.0))
-        eP = np.where(EP > 0, np.exp(np.minimum(refs + np.log(EP), 709.0)), 0.0)
-    return X, EQ + eP + 4 * EPS * (Q + eR)
+    pos = P > 0
+    with np.errstate(all="ignore"):  # (in place, in four arrays: fresh pages cost)
+        rp = np.log(P)
+        rp += refs
+        X = np.log(Q)
+        np.subtract(rp, X, out=X)
+        eR = np.exp(np.minimum(rp, 709.0, out=rp), out=rp)
+        eR[~pos] = 0.0
+        np.expm1(X, out=X)
+        X *= Q
+        np.negative(X, out=X)
+        X[~pos] = Q[~pos]
+        none = np.flatnonzero(~(Q > 0))
+        X[none] = np.where(pos[none], -eR[none], 0.0)
+        eP = np.log(EP)
+        eP += refs
+        np.exp(np.minimum(eP, 709.0, out=eP), out=eP)
+        eP[~(EP > 0)] = 0.0
+    eP += EQ
+    eR += Q
+    eR *= 4 * EPS
+    eP += eR
+    return X, eP
 
 
 class _MuLaw(Law):

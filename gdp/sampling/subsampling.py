@@ -72,13 +72,17 @@ def _base_eps(eps: np.ndarray, p: float) -> np.ndarray:
     overflow that sent every cell beyond to the base law's +inf)."""
     eps = np.asarray(eps, dtype=float)
     with np.errstate(all="ignore"):
-        x = np.expm1(eps) / p
-        u = np.where(x > -1.0, np.log1p(np.maximum(x, -1.0)), -np.inf)
+        u = np.expm1(eps, out=np.empty(eps.shape))  # (in place from here: fresh pages cost)
+        u /= p
+        none = ~(u > -1.0)
+        np.log1p(np.maximum(u, -1.0, out=u), out=u)
+        u[none] = -np.inf
         big = (eps > 700.0) & np.isfinite(eps)
         if np.any(big):  # (a few entries: the formula on those alone)
             e, pb = eps[big], (p[big] if np.ndim(p) else p)
             u[big] = e - np.log(pb) + np.log1p(-(1.0 - pb) * np.exp(-e))
-    return np.where(np.isposinf(eps), np.inf, u)
+    u[np.isposinf(eps)] = np.inf
+    return u
 
 
 class SubsampledLaw(_OfBaseLaw):
@@ -133,16 +137,39 @@ class SubsampledLaw(_OfBaseLaw):
         r = np.asarray(refs, dtype=float)
         ur = _base_eps(r, p)
         ok = np.isfinite(ur)
-        P, Q, EP, EQ, Xb, EXb = self.base.excess(u, np.where(ok, ur, 0.0))
-        qp = (1.0 - p) * P + p * Q
-        e_q = (1.0 - p) * EP + p * EQ + 4e-16 * qp
+        ur[~ok] = 0.0
+        P, Q, EP, EQ, Xb, EXb = self.base.excess(u, ur)
+        # (in place where the arrays are this method's own: a fresh array's pages cost)
+        pQ = np.multiply(Q, p)
+        qp = np.multiply(P, 1.0 - p)
+        qp += pQ
+        e_q = np.multiply(EP, 1.0 - p)
+        t = np.multiply(EQ, p)
+        e_q += t
+        e_q += np.multiply(qp, 4e-16, out=t)
         with np.errstate(all="ignore"):
             # e^r <= 1 - p: X = p Q + (1 - p - e^r) P, a sum of non-negative terms
-            low = np.where(p < 1, -np.expm1(r - np.log1p(-np.where(p < 1, p, 0.0))), 0.0)
-            x_low = p * Q + (1.0 - p) * np.maximum(low, 0.0) * P
-        X = np.where(ok, p * Xb, x_low)
-        EX = np.where(ok, p * EXb, e_q) + 4 * EPS * np.abs(X)
-        return P, qp, EP + 4e-16 * P, e_q, X, EX
+            if np.ndim(p):
+                low = np.where(p < 1, -np.expm1(r - np.log1p(-np.where(p < 1, p, 0.0))), 0.0)
+            else:
+                low = np.subtract(r, np.log1p(-(p if p < 1 else 0.0)), out=t)
+                np.negative(np.expm1(low, out=low), out=low)
+                if not p < 1:
+                    low[...] = 0.0
+            np.maximum(low, 0.0, out=low)
+            low *= 1.0 - p
+            low *= P
+            low += pQ      # (x_low)
+        X = np.multiply(Xb, p)
+        X[~ok] = low[~ok]
+        EX = np.multiply(EXb, p)
+        EX[~ok] = e_q[~ok]
+        np.abs(X, out=low)
+        low *= 4 * EPS
+        EX += low
+        np.multiply(P, 4e-16, out=pQ)
+        pQ += EP
+        return P, qp, pQ, e_q, X, EX
 
     def atoms(self):
         u, pa, qa = self.base.atoms()

@@ -83,3 +83,12 @@ def test_long_runs_of_rare_steps_are_answered_within_a_tenth_of_a_percent(
     lo, hi = (float(v) for v in h.epsilon_bounds(delta))
     assert hi == eps and 0.0 < lo <= eps
     assert eps - lo <= 1e-3 * eps < before * eps
+
+
+def test_base_loss_map_takes_scalars_and_arrays_alike():
+    # (the map works in place on an array it makes: a scalar asked gives its 0-d value)
+    for eps in (0.5, -0.05, 0.0, 701.0, math.inf, -math.inf):
+        for p in (1e-6, 0.3, 1.0):
+            one = _base_eps(eps, p)
+            assert np.ndim(one) == 0
+            assert np.array_equal(one, _base_eps(np.array([eps, 0.1]), p)[0])
