@@ -944,8 +944,12 @@ class _Engine:
                 if hj != h or lj != lam:
                     break
             ext_steps = 0  # (1: the long-double probe asked for a step; 2: it was taken)
+            # (the other side stops where it lies within rtol of the sound answer: the
+            # bracket is then as narrow as the accuracy asked, and a finer step, the
+            # costliest frame of the bracket, could only narrow it further)
+            enough = (1.0 - self.acc.rtol) * sound if side == "opt" else math.inf
             for _ in range(5):
-                if not (math.isfinite(est) and 0.0 < est < info[0]):
+                if not (math.isfinite(est) and 0.0 < est < info[0]) or v[j] >= enough:
                     break
                 if ext_steps and not _step_error(prev, (hj, last)) > 2.0 * self.acc.rtol * last:
                     # (past the step the long-double probe asked, one more only where the
@@ -1025,7 +1029,7 @@ class _Engine:
                 # tilt, where its own answers gave no estimate of their error, e.g. a first
                 # answer of 0)
                 hs, ls = self._memo.get(("last-step", order, xj), (hj, None))
-                if ls == lj and hs < 0.95 * hj:
+                if ls == lj and hs < 0.95 * hj and not v[j] >= enough:
                     try:
                         w = float(self._in_frames(side, order, hs, lj, "eps",
                                                   np.array([xj]))[0])

@@ -61,3 +61,32 @@ def test_narrowing_halves_a_refined_step_where_the_frame_stays_small():
     lo, hi = (float(v) for v in h.epsilon_bounds(d))
     assert hi == eps and 0.0525 < lo <= hi
     assert hi - lo < 0.006 * hi
+
+
+def test_the_other_side_stops_once_within_rtol(monkeypatch):
+    # sigma = 0.8, p = 1e-3, T = 1000, delta = 1e-5: the other side was within 0.07% of the
+    # sound answer at its second step and refined once more to a 221,184-point frame
+    # (0.046% wide, 99 of the bracket's 171 ms); it stops within rtol now, and a finer rtol
+    # narrows the bracket again
+    from gdp.engine import numeric
+
+    built = []
+    frame = numeric._Engine.frame
+
+    def spy(self, side, order, h, *args, **kwargs):
+        fr = frame(self, side, order, h, *args, **kwargs)
+        built.append((side, fr.s.size))
+        return fr
+
+    monkeypatch.setattr(numeric._Engine, "frame", spy)
+    widths = []
+    for rtol in (1e-3, 1e-4):
+        built.clear()
+        h = gdp.dpsgd(sigma=0.8, p=1e-3, steps=1000, rtol=rtol)
+        lo, hi = (float(v) for v in h.epsilon_bounds(1e-5))
+        assert 0.0 < lo <= hi == float(h.epsilon(1e-5))
+        assert hi - lo <= rtol * hi
+        widths.append(hi - lo)
+        if rtol == 1e-3:
+            assert max(n for side, n in built if side == "opt") < 100_000
+    assert widths[1] <= widths[0]
