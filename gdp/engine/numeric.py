@@ -803,39 +803,35 @@ class _Engine:
         won = ("wide-won", side, order, lam, float(x[0])) if x.size == 1 and kind == "eps" \
             else None
         if won is not None and won in self._memo:
-            fw = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
-            v = ask(fw, x)
-            ext = np.flatnonzero(self._extended_helps(fw, kind, x, v))
-            if not extended:
-                for xj in x[ext].tolist():
-                    self._memo[("ext-left", side, order, h, lam, kind, xj)] = True
-            elif ext.size:
-                fx = self.frame(side, order, h, lam, _LOG_ETA_WIDE, extended=True)
-                v[ext] = _best(side, v[ext], ask(fx, x[ext]))
-            return v
-        fr = self.frame(side, order, h, lam)
-        v = ask(fr, x)
-        if side == "pess" and kind == "delta":
-            # a threshold outside the window: the frame's allowances for the mass beyond it
-            # can dominate (e.g. near the far end of a bounded support, where the lattice's
-            # end lies beyond the true one); the whole law's best Chernoff bound caps them
-            xs = x - fr.shift
-            out = (xs < fr.s[0]) | (xs > fr.s[-1])
-            lv = self._sound.get((side, order, h, lam, _LOG_ETA, False))
-            if lv is not None and np.any(out):
-                v[out] = np.minimum(v[out], _best_chernoff(lv, x[out]))
-        # (value by value, so that an answer does not depend on the others asked with it)
-        if side == "pess":
-            wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
+            frames = {True: self.frame(side, order, h, lam, _LOG_ETA_WIDE)}
+            v = ask(frames[True], x)
+            wide = np.ones(x.shape, dtype=bool)
         else:
-            wide = self._dominates(fr, fr.wrap, kind, x, v)
-        frames = {False: fr}
-        if np.any(wide):
-            frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
-            vw = ask(frames[True], x[wide])
-            if won is not None and np.all(wide) and _best(side, v, vw)[0] == vw[0] != v[0]:
-                self._memo[won] = True
-            v[wide] = _best(side, v[wide], vw)
+            fr = self.frame(side, order, h, lam)
+            v = ask(fr, x)
+            if side == "pess" and kind == "delta":
+                # a threshold outside the window: the frame's allowances for the mass beyond
+                # it can dominate (e.g. near the far end of a bounded support, where the
+                # lattice's end lies beyond the true one); the whole law's best Chernoff
+                # bound caps them
+                xs = x - fr.shift
+                out = (xs < fr.s[0]) | (xs > fr.s[-1])
+                lv = self._sound.get((side, order, h, lam, _LOG_ETA, False))
+                if lv is not None and np.any(out):
+                    v[out] = np.minimum(v[out], _best_chernoff(lv, x[out]))
+            # (value by value, so that an answer does not depend on the others asked with it)
+            if side == "pess":
+                wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
+            else:
+                wide = self._dominates(fr, fr.wrap, kind, x, v)
+            frames = {False: fr}
+            if np.any(wide):
+                frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
+                vw = ask(frames[True], x[wide])
+                if won is not None and np.all(wide) and \
+                        _best(side, v, vw)[0] == vw[0] != v[0]:
+                    self._memo[won] = True
+                v[wide] = _best(side, v[wide], vw)
         for w, f in frames.items():
             sel = np.flatnonzero(wide == w)
             ext = sel[self._extended_helps(f, kind, x[sel], v[sel])]
@@ -947,9 +943,9 @@ class _Engine:
             # (the other side stops where it lies within rtol of the sound answer: the
             # bracket is then as narrow as the accuracy asked, and a finer step, the
             # costliest frame of the bracket, could only narrow it further)
-            enough = (1.0 - self.acc.rtol) * sound if side == "opt" else math.inf
+            close = (1.0 - self.acc.rtol) * sound if side == "opt" else math.inf
             for _ in range(5):
-                if not (math.isfinite(est) and 0.0 < est < info[0]) or v[j] >= enough:
+                if not (math.isfinite(est) and 0.0 < est < info[0]) or v[j] >= close:
                     break
                 if ext_steps and not _step_error(prev, (hj, last)) > 2.0 * self.acc.rtol * last:
                     # (past the step the long-double probe asked, one more only where the
@@ -1029,7 +1025,7 @@ class _Engine:
                 # tilt, where its own answers gave no estimate of their error, e.g. a first
                 # answer of 0)
                 hs, ls = self._memo.get(("last-step", order, xj), (hj, None))
-                if ls == lj and hs < 0.95 * hj and not v[j] >= enough:
+                if ls == lj and hs < 0.95 * hj and not v[j] >= close:
                     try:
                         w = float(self._in_frames(side, order, hs, lj, "eps",
                                                   np.array([xj]))[0])
