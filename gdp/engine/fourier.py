@@ -927,8 +927,10 @@ def _spike_power_by_products(W: np.ndarray, aw: np.ndarray, n: int, dW: np.ndarr
     k2 = c * (1.0 + u) * aw
     F = W.copy()
     eps = dW.copy()
+    fresh = False  # (whether a and b1 hold the moduli of F as it stands)
     for bit in bin(n)[3:]:
-        moduli(F)
+        if not fresh:
+            moduli(F)
         np.copyto(t, F)
         t.real += 2.0
         np.multiply(F, t, out=F)
@@ -950,7 +952,9 @@ def _spike_power_by_products(W: np.ndarray, aw: np.ndarray, n: int, dW: np.ndarr
             eps += tmp
             np.multiply(k2, b1, out=tmp)
             eps += tmp
-            eps += u * _modulus(F)
+            moduli(F)                   # (|F| as _modulus takes it, and the next squaring's)
+            eps += np.multiply(a, u, out=tmp)
+        fresh = bit == "1"
     F.real += 1.0
     return F, eps + u * _modulus(F)
 
