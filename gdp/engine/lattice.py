@@ -177,9 +177,13 @@ def _split_bounds(Q: np.ndarray, EQ: np.ndarray, X: np.ndarray, EX: np.ndarray, 
     cell's error (16 ulps: the rounding of ``c`` and the product; the rounding of the sums,
     a few ulps of each mass, is the lattice's relative allowance)."""
     c = math.exp(h) / math.expm1(h)
-    q_hi = Q + EQ
-    b = np.minimum(np.maximum(X + EX, 0.0) * (c * (1.0 + 16 * EPS)), q_hi)
-    return np.maximum(q_hi - b, 0.0), b
+    q_hi = Q + EQ  # (then in place: a fresh array's pages cost more than its arithmetic)
+    b = X + EX
+    np.maximum(b, 0.0, out=b)
+    b *= c * (1.0 + 16 * EPS)
+    np.minimum(b, q_hi, out=b)
+    a = np.subtract(q_hi, b, out=q_hi)
+    return np.maximum(a, 0.0, out=a), b
 
 
 def _end_points(Q0: Any, EQ0: Any, Qn: Any, EQn: Any, Xn: Any, EXn: Any) -> tuple[Any, Any]:
@@ -202,11 +206,10 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     refs = np.concatenate([[t[0]], t])     # cell 0: its upper end; cell i: its lower end
     P, Q, EP, EQ, X, EX = law.excess(edges, refs)
     out = np.zeros(n)
-    split_a = np.zeros(max(n - 1, 0))   # Q-mass each interval sends to its lower end
-    split_b = np.zeros(max(n - 1, 0))   # ... and to its upper end
     bad = ~(np.isfinite(EQ) & np.isfinite(EX) & np.isfinite(X))
-    if n > 1:
-        split_a[:], split_b[:] = _split_bounds(Q[1:n], EQ[1:n], X[1:n], EX[1:n], h)
+    # the Q-mass each interval sends to its lower end and to its upper end
+    split_a, split_b = _split_bounds(Q[1:n], EQ[1:n], X[1:n], EX[1:n], h) if n > 1 else \
+        (np.zeros(0), np.zeros(0))
     # tails: the lower tail's Q-mass to the lowest point, the rest of its P-mass to -inf;
     # the upper tail's P-mass to the highest point (with Q-mass e^{t} P = Q - X there), the
     # rest of its Q-mass to +inf (both exact at the end points, both spreads of the tail;
