@@ -113,11 +113,14 @@ class _KGF:
     """
 
     def __init__(self, lats: list[tuple[_Lat, int]], h: float):
-        parts = []
-        for lat, n in lats:
-            nz = np.flatnonzero(lat.q > 0)
-            parts.append(((lat.k0 + nz).astype(float) * h + lat.off, lat.q[nz], n))
-        self._build(parts)
+        self._build([_lattice_atoms(lat, h, n) for lat, n in lats])
+
+    @classmethod
+    def of_lattices(cls, parts: list[tuple[_Lat, float, int]]) -> _KGF:
+        """From lattice laws each on its own step, ``(lattice, step, multiplicity)``."""
+        obj = cls.__new__(cls)
+        obj._build([_lattice_atoms(lat, h, n) for lat, h, n in parts])
+        return obj
 
     @classmethod
     def of_atoms(cls, parts: list[tuple[np.ndarray, np.ndarray, int]]) -> _KGF:
@@ -289,6 +292,13 @@ class _KGF:
         tot = float(np.sum(self.n))
         slack = EPS * tot * (4.0 * (np.abs(b) * self.scale + 750.0) + self.t.size + 8.0)
         return K + slack + 1e-12 * np.abs(K)
+
+
+def _lattice_atoms(lat: _Lat, h: float, n: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The atoms ``(losses, Q-masses, multiplicity)`` of a lattice law of step ``h``: its
+    points of positive mass."""
+    nz = np.flatnonzero(lat.q > 0)
+    return (lat.k0 + nz).astype(float) * h + lat.off, lat.q[nz], n
 
 
 def _increasing_root(F, lo: float, hi: float, guess: float, rtol: float,

@@ -1219,7 +1219,7 @@ class _Engine:
             return self._memo[key]
         out = None
         if len(self.groups) <= 16 and self.acc.grid_step is None:
-            parts, shift, q_infs = [], 0.0, []
+            lats, shift, q_infs = [], 0.0, []
             for fa in self.factors(order):
                 ql, qh, pl, ph = self._quantiles(fa.pess, 1e-30)
                 lo, hi = min(ql, pl), max(qh, ph)
@@ -1227,15 +1227,14 @@ class _Engine:
                 # (a support too narrow for distinct grid points, e.g. p = 5e-324: none)
                 if not (math.isfinite(lo) and math.isfinite(hi) and
                         w >= 1e-12 * max(1.0, abs(lo), abs(hi))):
-                    parts = []
+                    lats = []
                     break
                 lat = _disc_pess(fa.pess, w, 0, _MOMENT_CELLS, lo)
-                nz = np.flatnonzero(lat.q > 0)
-                parts.append(((lat.k0 + nz).astype(float) * w + lat.off, lat.q[nz], fa.n))
+                lats.append((lat, w, fa.n))
                 shift += fa.n * lat.shift
                 q_infs.append((lat.q_inf, fa.n))
-            if parts:
-                out = (_KGF.of_atoms(parts), shift,
+            if lats:
+                out = (_KGF.of_lattices(lats), shift,
                        self._rounded_q_inf("pess", _composed_q_inf(q_infs)))
         self._memo[key] = out
         return out
