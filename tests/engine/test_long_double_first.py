@@ -1,0 +1,81 @@
+"""Frames built in long double at once, without the double frame first, where that one
+would only be outdone: a δ question whose coarse frame (8 times the step) is already set
+by its round-off, and a refined ε question at a step finer than one whose round-off
+dominated. The answers are those of the double-then-long-double route, bit for bit."""
+
+from __future__ import annotations
+
+import pytest
+
+import gdp
+from gdp.engine import numeric
+from gdp.engine.fourier import _EXTENDED_GAINS
+
+pytestmark = pytest.mark.skipif(not _EXTENDED_GAINS,
+                                reason="long double is the double on this platform")
+
+
+def _spy_frames(monkeypatch) -> list[tuple]:
+    """The keys of the frames built (side, order, h, lam, log_eta, extended)."""
+    built: list[tuple] = []
+    frame = numeric._Engine.frame
+
+    def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False):
+        key = (side, order, h, lam, log_eta, extended)
+        if key not in self._frames:
+            built.append(key)
+        return frame(self, side, order, h, lam, log_eta, extended)
+
+    monkeypatch.setattr(numeric._Engine, "frame", spy)
+    return built
+
+
+def _alone(built: list[tuple]) -> list[tuple]:
+    """The long-double frames built without their double frame."""
+    return [k for k in built if k[5] and k[:5] + (False,) not in built]
+
+
+def test_delta_goes_to_long_double_at_once_where_the_coarse_frame_says_so(monkeypatch):
+    # delta(0.593) at sigma = 0.612, p = 3.6e-6, 1.63M steps: the double frame (its blocks
+    # 311,746 points a factor, 0.45 s) answered 9.6e-10, the long-double one 1.07e-11;
+    # the frame of 8 times the step (0.05 s) already has its round-off dominate
+    s, p, t, x = 0.6122986634306105, 3.63610946160052e-06, 1631699, 0.5930331693338893
+    built = _spy_frames(monkeypatch)
+    d = float(gdp.dpsgd(sigma=s, p=p, steps=t).delta(x))
+    alone = _alone(built)
+    assert len(alone) == 1 and alone[0][0] == "pess"
+    coarse = [k for k in built if k[2] > 7.9 * alone[0][2] and k[3] == alone[0][3]]
+    assert coarse and not any(k[5] for k in coarse)
+    # the same question with the probe undone: both frames, the same answer
+    built.clear()
+    monkeypatch.setattr(numeric._Engine, "_extended_first", lambda self, *a: False)
+    assert float(gdp.dpsgd(sigma=s, p=p, steps=t).delta(x)) == d
+    assert not _alone(built)
+    assert 1.0e-11 < d < 1.1e-11
+
+
+@pytest.mark.parametrize(("s", "p", "t", "delta"), [
+    (0.5327298492864665, 1.3528255457652824e-06, 82, 3.796322092713733e-13),
+    (1.2413868716195133, 6.1478304230438074e-06, 82, 5.0066086467748756e-14),
+])
+def test_a_finer_step_goes_to_long_double_where_a_coarser_one_did(monkeypatch, s, p, t,
+                                                                    delta):
+    built = _spy_frames(monkeypatch)
+    eps = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
+    alone = _alone(built)
+    assert alone
+    for k in alone:  # (a coarser step at the tilt went to long double first)
+        assert any(c[5] and c[2] > k[2] and c[3] == k[3] and c[:2] == k[:2]
+                   for c in built[:built.index(k)])
+    # the same question with the rule undone: the double frames too, the same answer
+    built.clear()
+    in_frames = numeric._Engine._in_frames
+
+    def no_rule(self, *args, **kwargs):
+        for k in [k for k in self._memo if k[0] == "ext-went"]:
+            del self._memo[k]
+        return in_frames(self, *args, **kwargs)
+
+    monkeypatch.setattr(numeric._Engine, "_in_frames", no_rule)
+    assert float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta)) == eps
+    assert not _alone(built)
