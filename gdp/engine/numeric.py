@@ -808,8 +808,10 @@ class _Engine:
         # outdone by the long-double one)
         went = ("ext-went", side, order, lam, kind, float(x[0])) if x.size == 1 else None
         first_ext = extended and went is not None and h < self._memo.get(went, 0.0)
+        in_ext = {}  # (per frame: in long double already)
         if won is not None and won in self._memo:
             frames = {True: self.frame(side, order, h, lam, _LOG_ETA_WIDE, first_ext)}
+            in_ext[True] = first_ext
             v = ask(frames[True], x)
             wide = np.ones(x.shape, dtype=bool)
         else:
@@ -832,21 +834,25 @@ class _Engine:
                 wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
             else:
                 wide = self._dominates(fr, fr.wrap, kind, x, v)
-            frames = {False: fr}
+            frames, in_ext[False] = {False: fr}, first_ext
             if np.any(wide):
-                frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE)
+                # (the wider window holds more points: where this frame's round-off
+                # dominates its answers, the wider one's does too)
+                in_ext[True] = extended and (first_ext or bool(np.all(
+                    self._extended_helps(fr, kind, x[wide], v[wide]))))
+                frames[True] = self.frame(side, order, h, lam, _LOG_ETA_WIDE, in_ext[True])
                 vw = ask(frames[True], x[wide])
                 if won is not None and np.all(wide) and \
                         _best(side, v, vw)[0] == vw[0] != v[0]:
                     self._memo[won] = True
                 v[wide] = _best(side, v[wide], vw)
         for w, f in frames.items():
-            if first_ext and f is next(iter(frames.values())):  # (in long double already)
-                continue
             sel = np.flatnonzero(wide == w)
-            ext = sel[self._extended_helps(f, kind, x[sel], v[sel])]
+            ext = sel if in_ext[w] else sel[self._extended_helps(f, kind, x[sel], v[sel])]
             if went is not None and ext.size:
                 self._memo[went] = max(h, self._memo.get(went, 0.0))
+            if in_ext[w]:
+                continue
             if not extended:  # (what was left out: see _refine_step)
                 for xj in x[ext].tolist():
                     self._memo[("ext-left", side, order, h, lam, kind, xj)] = True

@@ -5,6 +5,7 @@ dominated. The answers are those of the double-then-long-double route, bit for b
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import gdp
@@ -79,3 +80,24 @@ def test_a_finer_step_goes_to_long_double_where_a_coarser_one_did(monkeypatch, s
     monkeypatch.setattr(numeric._Engine, "_in_frames", no_rule)
     assert float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta)) == eps
     assert not _alone(built)
+
+
+@pytest.mark.parametrize(("s", "p", "t", "eps"), [
+    (0.9235521564416774, 3.103541714320955e-05, 10, 0.2990987165461052),
+    (0.9154814739343143, 3.4589831413948304e-06, 1592, 0.04317040736071489),
+])
+def test_the_wide_frame_goes_to_long_double_where_the_narrow_ones_round_off_dominates(
+        monkeypatch, s, p, t, eps):
+    # the frame whose window holds all but 1e-30 of the tilted mass has more points than
+    # the one at 1e-8: where the narrow frame's round-off dominates its answer, the wide
+    # one's does too, and its double frame would only be outdone
+    built = _spy_frames(monkeypatch)
+    h = gdp.dpsgd(sigma=s, p=p, steps=t)
+    d = float(h.delta(eps))
+    wide = [k for k in _alone(built) if k[4] == numeric._LOG_ETA_WIDE]
+    assert wide
+    engine, x = h.sound.engine, np.array([eps])
+    for k in wide:
+        assert k[:4] + (numeric._LOG_ETA, False) in built[:built.index(k)]
+        # (the double frame skipped: its answer is not below the one given)
+        assert float(engine.frame(*k[:5], False).delta(x)[0]) >= d
