@@ -101,3 +101,26 @@ def test_the_wide_frame_goes_to_long_double_where_the_narrow_ones_round_off_domi
         assert k[:4] + (numeric._LOG_ETA, False) in built[:built.index(k)]
         # (the double frame skipped: its answer is not below the one given)
         assert float(engine.frame(*k[:5], False).delta(x)[0]) >= d
+
+
+def test_the_other_side_starts_where_the_sound_side_left_the_plan(monkeypatch):
+    # sigma = 1.373, p = 0.00255, T = 29, delta = 6e-15: the sound side's refinement left
+    # the plan's frame for the delta question's; the other side starts there (from a lower
+    # bound of 0), without the plan's frames, and its end lies within 0.5% of the sound one
+    s, p, t, delta = 1.3729541831055685, 0.002552617728596157, 29, 5.975224517488632e-15
+    built = _spy_frames(monkeypatch)
+    h = gdp.dpsgd(sigma=s, p=p, steps=t)
+    hi = float(h.epsilon(delta))
+    engine = h.sound.engine
+    plan = engine.plan(1, "eps", delta)
+    assert engine._memo[("left-plan", 1, delta)] == plan
+    lo, hi2 = (float(v) for v in h.epsilon_bounds(delta))
+    assert hi2 == hi and (1.0 - numeric._BRACKET_WIDTH) * hi <= lo <= hi
+    opt = [k for k in built if k[0] == "opt"]
+    assert opt and not any(k[2:4] == plan for k in opt)
+    # with the plan's frames as well (the route before): a bracket of the same kind
+    monkeypatch.setattr(numeric._Engine, "_other_side_at_once", lambda self, *a: None)
+    built.clear()
+    lo_plan = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta)[0])
+    assert any(k[0] == "opt" and k[2:4] == plan for k in built)
+    assert (1.0 - numeric._BRACKET_WIDTH) * hi <= lo_plan <= hi
