@@ -124,3 +124,26 @@ def test_the_other_side_starts_where_the_sound_side_left_the_plan(monkeypatch):
     lo_plan = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta)[0])
     assert any(k[0] == "opt" and k[2:4] == plan for k in built)
     assert (1.0 - numeric._BRACKET_WIDTH) * hi <= lo_plan <= hi
+
+
+def test_the_other_sides_wider_window_is_as_wide_as_its_wrapped_mass_asks(monkeypatch):
+    # sigma = 0.533, p = 1.4e-6, T = 82, delta = 3.8e-13: the other side's allowance for the
+    # tilted mass wrapped around from outside the window at 1e-8 dominates; the wider window
+    # leaves out what makes that allowance a hundredth of its threshold, not 1e-30
+    s, p, t, delta = 0.5327298492864665, 1.3528255457652824e-06, 82, 3.796322092713733e-13
+    built = _spy_frames(monkeypatch)
+    h = gdp.dpsgd(sigma=s, p=p, steps=t)
+    lo, hi = (float(v) for v in h.epsilon_bounds(delta))
+    wide = [k for k in built if k[0] == "opt" and k[4] < numeric._LOG_ETA]
+    assert wide and all(numeric._LOG_ETA_WIDE < k[4] for k in wide)
+    engine, x = h.sound.engine, np.array([delta])
+    for k in wide:
+        fr = engine.frame(*k)
+        v = fr.epsilon(x)
+        assert not engine._dominates(fr, fr.wrap, "eps", x, v).any()
+        assert fr.s.size < engine.frame(*k[:4], numeric._LOG_ETA_WIDE, k[5]).s.size
+    # with the window at 1e-30: the same bracket to within 1e-5 of its ends
+    monkeypatch.setattr(numeric._Engine, "_wide_log_eta",
+                        staticmethod(lambda *a: numeric._LOG_ETA_WIDE))
+    lo30, hi30 = (float(v) for v in gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta))
+    assert hi30 == hi and abs(lo - lo30) <= 1e-5 * lo30 and lo <= hi
