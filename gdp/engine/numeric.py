@@ -836,7 +836,7 @@ class _Engine:
         went = ("ext-went", side, order, lam, kind, float(x[0])) if x.size == 1 else None
         first_ext = extended and went is not None and h < self._memo.get(went, 0.0)
         in_ext = {}  # (per frame: in long double already)
-        lw = _LOG_ETA_WIDE  # (the wider window's; the other side's from its allowance)
+        lw = _LOG_ETA_WIDE  # (the wider window's: :meth:`_wide_log_eta`)
         if won is not None and won in self._memo:
             lw = self._memo[won]
             frames = {True: self.frame(side, order, h, lam, lw, first_ext)}
@@ -869,8 +869,7 @@ class _Engine:
                 # dominates its answers, the wider one's does too)
                 in_ext[True] = extended and (first_ext or bool(np.all(
                     self._extended_helps(fr, kind, x[wide], v[wide]))))
-                if side == "opt":
-                    lw = self._wide_log_eta(fr, kind, x[wide], v[wide])
+                lw = self._wide_log_eta(fr, kind, x[wide], v[wide])
                 frames[True] = self.frame(side, order, h, lam, lw, in_ext[True])
                 vw = ask(frames[True], x[wide])
                 if won is not None and np.all(wide) and \
@@ -894,22 +893,30 @@ class _Engine:
 
     @staticmethod
     def _wide_log_eta(fr: _Frame, kind: str, x: np.ndarray, v: np.ndarray) -> float:
-        r"""The log tilted mass the other side's wider window leaves out at each end, for
-        the answers ``v`` to ``x`` of the frame ``fr`` (window at :math:`\eta`, ``_LOG_ETA``)
-        whose allowance A for the tilted mass wrapped around from outside the window
-        dominates (:meth:`_dominates`). That mass falls with the η of the window (its ends
-        come from a Chernoff bound on it), so the window at :math:`\eta\,r\delta/A`, r =
-        1e-5 (a hundredth of what :meth:`_dominates` asks), puts the allowance at about a
-        hundredth of its threshold; on a grid of factors of 100 below η (frames reused), at
-        least ``_LOG_ETA_WIDE`` (1e-30), which is also taken where an answer is 0. The
-        window at 1e-30 held four times the points of the narrow one where one at 1e-12
-        sufficed (σ = 0.612, p = 3.6e-6, 1.63M steps, 2 million points against 486,000)."""
+        r"""The log tilted mass the wider window leaves out at each end, for the answers
+        ``v`` to ``x`` of the frame ``fr`` (window at :math:`\eta`, ``_LOG_ETA``) where the
+        mass outside it dominates: on the sound side its Q-mass above the window, over
+        1e-3 of δ; on the other side its allowance for the tilted mass wrapped around from
+        outside the window (:meth:`_dominates`). Both fall at least as fast as the η of
+        the window (its ends come from a Chernoff bound on the tilted mass, and the
+        untilted mass above the upper end B is at most :math:`e^{K - \lambda B}` times
+        the tilted), so the window at :math:`\eta\,r\delta/A`, r = 1e-5 (A the amount
+        now), puts it at about a hundredth of its threshold; on a grid of factors of 100
+        below η (frames reused), at least ``_LOG_ETA_WIDE`` (1e-30), which is also taken
+        where an answer is 0. The other side's window at 1e-30 held four times the points
+        of the narrow one where one at 1e-12 sufficed (σ = 0.612, p = 3.6e-6, 1.63M steps,
+        2 million points against 486,000)."""
         eps, dlt = (v, x) if kind == "eps" else (x, v)
-        if not (fr.lam > 0 and fr.wrap > 0 and np.all(v > 0) and np.all(dlt > 0)):
+        if not (np.all(v > 0) and np.all(dlt > 0)):
             return _LOG_ETA_WIDE
         with np.errstate(over="ignore", divide="ignore"):
-            log_allow = math.log(fr.wrap) + fr.K + _c(fr.lam)[0] - fr.lam * (eps + fr.shift)
-            need = float(np.min(_LOG_ETA + np.log(1e-5 * dlt) - log_allow))
+            if fr.sound:
+                log_a = math.log(fr.m_hi) if fr.m_hi > 0 else -math.inf
+            elif fr.lam > 0 and fr.wrap > 0:
+                log_a = math.log(fr.wrap) + fr.K + _c(fr.lam)[0] - fr.lam * (eps + fr.shift)
+            else:
+                return _LOG_ETA_WIDE
+            need = float(np.min(_LOG_ETA + np.log(1e-5 * dlt) - log_a))
         if not math.isfinite(need):
             return _LOG_ETA_WIDE
         grid = math.log(100.0)
