@@ -788,7 +788,14 @@ class _Engine:
                 else:
                     v = v0
             else:
-                v = self._in_frames(side, order, h, lam, kind, flat[ii])
+                # (δ questions whose double frame would only be outdone: long double at once)
+                at_once = self._extended_first(order, h, lam, flat[ii]) if side == "pess" \
+                    else np.zeros(ii.size, dtype=bool)
+                v = np.empty(ii.size)
+                for e in (False, True):
+                    if np.any(at_once == e):
+                        v[at_once == e] = self._in_frames(side, order, h, lam, kind,
+                                                          flat[ii][at_once == e], first_ext=e)
             out[ii] = v
         return out.reshape(x.shape)
 
@@ -804,14 +811,19 @@ class _Engine:
         bracket is still over ``_BRACKET_WIDTH`` wide (the refinement from them takes
         other steps, and this side's answers do not always improve as the step falls:
         σ = 0.628, p = 4e-6, 1.72M steps, 0.2079 from them against 0.2077)."""
-        if side != "opt" or x.size != 1 or \
-                self._memo.get(("left-plan", order, float(x[0]))) != (h, lam):
+        if side != "opt" or x.size != 1:
+            return None
+        self.answer("pess", order, "eps", x)  # (which the other side's refinement asks:
+        #                                       first, so that the answer is the same
+        #                                       whatever was asked before)
+        if self._memo.get(("left-plan", order, float(x[0]))) != (h, lam):
             return None
         v = self._refine_step(side, order, h, lam, x, np.zeros(1))
         return v if v[0] > 0 else None
 
     def _in_frames(self, side: str, order: int, h: float, lam: float, kind: str,
-                   x: np.ndarray, extended: bool = True) -> np.ndarray:
+                   x: np.ndarray, extended: bool = True, first_ext: bool = False
+                   ) -> np.ndarray:
         """This side's answers to ``x`` in the frame of step ``h`` and tilt ``lam``. The
         window holds all but 1e-8 of the tilted mass; where the moment bound is far above
         the truth (rare events: small p T, tiny δ) the untilted mass above it can exceed
@@ -834,18 +846,16 @@ class _Engine:
         # finer one's, over more points, does too, and its double frame would only be
         # outdone by the long-double one)
         went = ("ext-went", side, order, lam, kind, float(x[0])) if x.size == 1 else None
-        first_ext = extended and went is not None and h < self._memo.get(went, 0.0)
-        in_ext = {}  # (per frame: in long double already)
-        lw = _LOG_ETA_WIDE  # (the wider window's: :meth:`_wide_log_eta`)
+        first_ext = first_ext or extended and went is not None and \
+            h < self._memo.get(went, 0.0)
+        # (the frames built: frame, the indices it answers, in long double, its window)
+        built: list[tuple[_Frame, np.ndarray, bool, float]] = []
         if won is not None and won in self._memo:
             lw = self._memo[won]
-            frames = {True: self.frame(side, order, h, lam, lw, first_ext)}
-            in_ext[True] = first_ext
-            v = ask(frames[True], x)
-            wide = np.ones(x.shape, dtype=bool)
+            fr = self.frame(side, order, h, lam, lw, first_ext)
+            v = ask(fr, x)
+            built.append((fr, np.arange(x.size), first_ext, lw))
         else:
-            first_ext = first_ext or kind == "delta" and side == "pess" and extended and \
-                self._extended_first(order, h, lam, x)
             fr = self.frame(side, order, h, lam, extended=first_ext)
             v = ask(fr, x)
             if side == "pess" and kind == "delta":
@@ -863,38 +873,40 @@ class _Engine:
                 wide = fr.m_hi > 1e-3 * (x if kind == "eps" else v)
             else:
                 wide = self._dominates(fr, fr.wrap, kind, x, v)
-            frames, in_ext[False] = {False: fr}, first_ext
-            if np.any(wide):
+            built.append((fr, np.flatnonzero(~wide), first_ext, _LOG_ETA))
+            iw = np.flatnonzero(wide)
+            if iw.size:
                 # (the wider window holds more points: where this frame's round-off
-                # dominates its answers, the wider one's does too)
-                in_ext[True] = extended and (first_ext or bool(np.all(
-                    self._extended_helps(fr, kind, x[wide], v[wide]))))
-                lw = self._wide_log_eta(fr, kind, x[wide], v[wide])
-                frames[True] = self.frame(side, order, h, lam, lw, in_ext[True])
-                vw = ask(frames[True], x[wide])
-                if won is not None and np.all(wide) and \
-                        _best(side, v, vw)[0] == vw[0] != v[0]:
-                    self._memo[won] = lw
-                v[wide] = _best(side, v[wide], vw)
-        for w, f in frames.items():
-            sel = np.flatnonzero(wide == w)
-            ext = sel if in_ext[w] else sel[self._extended_helps(f, kind, x[sel], v[sel])]
+                # dominates an answer, the wider one's does too)
+                in_ext = np.full(iw.size, first_ext) if first_ext or not extended else \
+                    self._extended_helps(fr, kind, x[iw], v[iw])
+                lws = self._wide_log_eta(fr, kind, x[iw], v[iw])
+                for lw, e in sorted(set(zip(lws.tolist(), in_ext.tolist(), strict=True))):
+                    sel = iw[(lws == lw) & (in_ext == e)]
+                    fw = self.frame(side, order, h, lam, lw, e)
+                    vw = ask(fw, x[sel])
+                    if won is not None and _best(side, v, vw)[0] == vw[0] != v[0]:
+                        self._memo[won] = lw
+                    v[sel] = _best(side, v[sel], vw)
+                    built.append((fw, sel, e, lw))
+        for f, sel, e, le in built:
+            ext = sel if e else sel[self._extended_helps(f, kind, x[sel], v[sel])]
             if went is not None and ext.size:
                 self._memo[went] = max(h, self._memo.get(went, 0.0))
-            if in_ext[w]:
+            if e:
                 continue
             if not extended:  # (what was left out: see _refine_step)
                 for xj in x[ext].tolist():
                     self._memo[("ext-left", side, order, h, lam, kind, xj)] = True
             elif ext.size:
-                fx = self.frame(side, order, h, lam, lw if w else _LOG_ETA, extended=True)
+                fx = self.frame(side, order, h, lam, le, extended=True)
                 v[ext] = _best(side, v[ext], ask(fx, x[ext]))
         return v
 
     @staticmethod
-    def _wide_log_eta(fr: _Frame, kind: str, x: np.ndarray, v: np.ndarray) -> float:
-        r"""The log tilted mass the wider window leaves out at each end, for the answers
-        ``v`` to ``x`` of the frame ``fr`` (window at :math:`\eta`, ``_LOG_ETA``) where the
+    def _wide_log_eta(fr: _Frame, kind: str, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+        r"""The log tilted mass the wider window leaves out at each end, for each of the
+        answers ``v`` to ``x`` of the frame ``fr`` (window at :math:`\eta`, ``_LOG_ETA``) where the
         mass outside it dominates: on the sound side its Q-mass above the window, over
         1e-3 of δ; on the other side its allowance for the tilted mass wrapped around from
         outside the window (:meth:`_dominates`). Both fall at least as fast as the η of
@@ -907,34 +919,37 @@ class _Engine:
         of the narrow one where one at 1e-12 sufficed (σ = 0.612, p = 3.6e-6, 1.63M steps,
         2 million points against 486,000)."""
         eps, dlt = (v, x) if kind == "eps" else (x, v)
-        if not (np.all(v > 0) and np.all(dlt > 0)):
-            return _LOG_ETA_WIDE
-        with np.errstate(over="ignore", divide="ignore"):
+        out = np.full(np.shape(x), _LOG_ETA_WIDE)
+        if not (fr.sound or fr.lam > 0 and fr.wrap > 0):
+            return out
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             if fr.sound:
-                log_a = math.log(fr.m_hi) if fr.m_hi > 0 else -math.inf
-            elif fr.lam > 0 and fr.wrap > 0:
-                log_a = math.log(fr.wrap) + fr.K + _c(fr.lam)[0] - fr.lam * (eps + fr.shift)
+                log_a = np.log(np.full(out.shape, fr.m_hi))
             else:
-                return _LOG_ETA_WIDE
-            need = float(np.min(_LOG_ETA + np.log(1e-5 * dlt) - log_a))
-        if not math.isfinite(need):
-            return _LOG_ETA_WIDE
-        grid = math.log(100.0)
-        return max(_LOG_ETA - grid * math.ceil((_LOG_ETA - need) / grid), _LOG_ETA_WIDE)
+                log_a = math.log(fr.wrap) + fr.K + _c(fr.lam)[0] - fr.lam * (eps + fr.shift)
+            need = _LOG_ETA + np.log(1e-5 * dlt) - log_a
+            grid = math.log(100.0)
+            lw = _LOG_ETA - grid * np.ceil((_LOG_ETA - need) / grid)
+        ok = (v > 0) & (dlt > 0) & np.isfinite(lw)
+        out[ok] = np.maximum(lw[ok], _LOG_ETA_WIDE)
+        return out
 
-    def _extended_first(self, order: int, h: float, lam: float, x: np.ndarray) -> bool:
-        """Whether the sound side's δ at every ε in ``x`` (step ``h``, tilt ``lam``) is
-        taken at once from the frame in long double, without the double one first: where
-        the frame is costly and in the frame of 8 times the step (:meth:`_coarse_frame`)
-        the round-off dominates every answer (:meth:`_extended_helps`). A frame's
+    def _extended_first(self, order: int, h: float, lam: float, x: np.ndarray
+                        ) -> np.ndarray:
+        """Where the sound side's δ at ε = ``x`` (step ``h``, tilt ``lam``) is taken at
+        once from the frame in long double, without the double one first, value by value:
+        where the frame is costly and in the frame of 8 times the step
+        (:meth:`_coarse_frame`) the round-off dominates the answer
+        (:meth:`_extended_helps`). A frame's
         round-off allowance grows with its number of points and its answer falls as the
         step is refined, so the frame of step ``h`` would go to long double too (δ(0.593)
         at σ = 0.612, p = 3.6e-6, 1.63M steps: the double frame, 0.45 s, answered 9.6e-10
         against 1.1e-11 in long double). For speed only: every frame's answer is a
         bound."""
         fp = self._coarse_frame(order, h, lam) if _EXTENDED_GAINS else None
-        return fp is not None and bool(np.all(self._extended_helps(fp, "delta", x,
-                                                                   fp.delta(x))))
+        if fp is None:
+            return np.zeros(x.shape, dtype=bool)
+        return self._extended_helps(fp, "delta", x, fp.delta(x))
 
     def _coarse_frame(self, order: int, h: float, lam: float) -> _Frame | None:
         """For planning only: where a factor's lattice window at step ``h`` and tilt

@@ -49,7 +49,8 @@ def test_delta_goes_to_long_double_at_once_where_the_coarse_frame_says_so(monkey
     assert coarse and not any(k[5] for k in coarse)
     # the same question with the probe undone: both frames, the same answer
     built.clear()
-    monkeypatch.setattr(numeric._Engine, "_extended_first", lambda self, *a: False)
+    monkeypatch.setattr(numeric._Engine, "_extended_first",
+                        lambda self, order, h, lam, x: np.zeros(x.shape, dtype=bool))
     assert float(gdp.dpsgd(sigma=s, p=p, steps=t).delta(x)) == d
     assert not _alone(built)
     assert 1.0e-11 < d < 1.1e-11
@@ -150,6 +151,7 @@ def test_the_wider_window_is_as_wide_as_the_mass_outside_asks(monkeypatch):
             assert fr.s.size < engine.frame(*k[:4], numeric._LOG_ETA_WIDE, k[5]).s.size
     # with the windows at 1e-30: no narrower here (the allowances of more points)
     monkeypatch.setattr(numeric._Engine, "_wide_log_eta",
-                        staticmethod(lambda *a: numeric._LOG_ETA_WIDE))
+                        staticmethod(lambda fr, kind, x, v: np.full(np.shape(x),
+                                                                    numeric._LOG_ETA_WIDE)))
     lo30, hi30 = (float(v) for v in gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta))
     assert lo30 <= lo <= hi <= hi30

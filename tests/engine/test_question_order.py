@@ -16,6 +16,8 @@ CONFIGS = [  # sigma, p, steps, deltas
     (0.8, 1e-3, 1000, [1e-2, 1e-6, 1e-12, 1e-3]),   # small p
     (0.636, 2.09e-6, 795, [1e-12, 1e-3]),           # rare events (the wide second frame)
     (1.0, 0.01, 10, [1e-2, 1e-6, 1e-12, 1e-3]),     # few steps
+    # (rare events: wider windows and long-double frames chosen value by value)
+    (0.9154814739343143, 3.4589831413948304e-06, 1592, [2.3702071104054875e-13, 1e-9]),
 ]
 
 
