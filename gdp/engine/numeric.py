@@ -776,17 +776,27 @@ class _Engine:
                 continue
             h, lam = key
             if kind == "eps":
-                v0 = self._other_side_at_once(side, order, h, lam, flat[ii])
-                if v0 is None or not v0[0] >= (1.0 - _BRACKET_WIDTH) * float(
-                        self.answer("pess", order, kind, flat[ii])[0]):
+                xs = flat[ii]
+                v = np.empty(ii.size)
+                # (the other side, value by value: from where the sound side left the plan)
+                v0 = np.full(ii.size, np.nan)
+                if side == "opt":
+                    for j, xj in enumerate(xs.tolist()):
+                        r = self._other_side_at_once(side, order, h, lam, np.array([xj]))
+                        if r is not None:
+                            v0[j] = r[0]
+                rest = np.ones(ii.size, dtype=bool)
+                if not np.all(np.isnan(v0)):
+                    rest = ~(v0 >= (1.0 - _BRACKET_WIDTH) * self.answer("pess", order, kind, xs))
+                v[~rest] = v0[~rest]
+                if np.any(rest):
                     # (extended precision, where it helps, only once the step's refinement
                     # has not moved to another tilt: it is the costliest part of a frame)
-                    v = self._in_frames(side, order, h, lam, kind, flat[ii], extended=False)
-                    v = self._refine_step(side, order, h, lam, flat[ii], v)
-                    if v0 is not None:
-                        v = np.maximum(v, v0)
-                else:
-                    v = v0
+                    vr = self._in_frames(side, order, h, lam, kind, xs[rest], extended=False)
+                    vr = self._refine_step(side, order, h, lam, xs[rest], vr)
+                    had = ~np.isnan(v0[rest])
+                    vr[had] = np.maximum(vr[had], v0[rest][had])
+                    v[rest] = vr
             else:
                 # (δ questions whose double frame would only be outdone: long double at once)
                 at_once = self._extended_first(order, h, lam, flat[ii]) if side == "pess" \

@@ -119,6 +119,9 @@ def test_the_other_side_starts_where_the_sound_side_left_the_plan(monkeypatch):
     assert hi2 == hi and (1.0 - numeric._BRACKET_WIDTH) * hi <= lo <= hi
     opt = [k for k in built if k[0] == "opt"]
     assert opt and not any(k[2:4] == plan for k in opt)
+    # (value by value: the same asked twice in one array, on a fresh curve)
+    pair = gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(np.array([delta, delta]))
+    assert np.asarray(pair[0], dtype=float).tolist() == [lo, lo]
     # with the plan's frames as well (the route before): a bracket of the same kind
     monkeypatch.setattr(numeric._Engine, "_other_side_at_once", lambda self, *a: None)
     built.clear()

@@ -47,6 +47,13 @@ def test_answers_do_not_depend_on_earlier_or_companion_questions(sigma, p, steps
     assert got.tolist() == [fresh_eps[d][1] for d in deltas]
     got = np.asarray(g.delta(np.array(EPSILONS)), dtype=float)
     assert got.tolist() == [fresh_delta[e][1] for e in EPSILONS]
+    # and the brackets, all at once on a fresh curve
+    lo, hi = _fresh(sigma, p, steps).epsilon_bounds(np.array(deltas))
+    assert list(zip(np.asarray(lo, dtype=float).tolist(), np.asarray(hi, dtype=float).tolist(),
+                    strict=True)) == [fresh_eps[d] for d in deltas]
+    lo, hi = _fresh(sigma, p, steps).delta_bounds(np.array(EPSILONS))
+    assert list(zip(np.asarray(lo, dtype=float).tolist(), np.asarray(hi, dtype=float).tolist(),
+                    strict=True)) == [fresh_delta[e] for e in EPSILONS]
 
 
 def test_a_window_cached_under_a_larger_cap_still_fails_a_smaller_one():
