@@ -787,7 +787,7 @@ class _Engine:
                             v0[j] = r[0]
                 rest = np.ones(ii.size, dtype=bool)
                 if not np.all(np.isnan(v0)):
-                    rest = ~(v0 >= (1.0 - _BRACKET_WIDTH) * self.answer("pess", order, kind, xs))
+                    rest = ~(v0 >= (1.0 - _BRACKET_WIDTH) * self._sound_eps(order, xs))
                 v[~rest] = v0[~rest]
                 if np.any(rest):
                     # (extended precision, where it helps, only once the step's refinement
@@ -809,6 +809,17 @@ class _Engine:
             out[ii] = v
         return out.reshape(x.shape)
 
+    def _sound_eps(self, order: int, x: np.ndarray) -> np.ndarray:
+        """The sound side's ε at each δ in ``x`` (remembered: the other side asks it for
+        every value it refines)."""
+        out = np.empty(x.size)
+        for j, xj in enumerate(x.tolist()):
+            key = ("sound-eps", order, xj)
+            if key not in self._memo:
+                self._memo[key] = float(self.answer("pess", order, "eps", np.array([xj]))[0])
+            out[j] = self._memo[key]
+        return out
+
     def _other_side_at_once(self, side: str, order: int, h: float, lam: float,
                             x: np.ndarray) -> np.ndarray | None:
         """The other side's ε at one δ = ``x`` refined from nothing (a lower bound of 0),
@@ -823,9 +834,8 @@ class _Engine:
         σ = 0.628, p = 4e-6, 1.72M steps, 0.2079 from them against 0.2077)."""
         if side != "opt" or x.size != 1:
             return None
-        self.answer("pess", order, "eps", x)  # (which the other side's refinement asks:
-        #                                       first, so that the answer is the same
-        #                                       whatever was asked before)
+        self._sound_eps(order, x)  # (which the other side's refinement asks: first, so
+        #                            that the answer is the same whatever was asked before)
         if self._memo.get(("left-plan", order, float(x[0]))) != (h, lam):
             return None
         v = self._refine_step(side, order, h, lam, x, np.zeros(1))
@@ -1042,7 +1052,7 @@ class _Engine:
                 if side == "opt":
                     # (an answer far below the sound one says little about the true ε: a
                     # step from it would be needlessly fine; the sound answer sets the scale)
-                    sound = float(self.answer("pess", order, "eps", np.array([xj]))[0])
+                    sound = float(self._sound_eps(order, np.array([xj]))[0])
                     if est < 0.5 * sound:
                         est = sound
                 if not (math.isfinite(est) and 0.0 < est < 0.5 * info[0]):
