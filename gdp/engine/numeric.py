@@ -960,12 +960,11 @@ class _Engine:
         once from the frame in long double, without the double one first, value by value:
         where the frame is costly and in the frame of 8 times the step
         (:meth:`_coarse_frame`) the round-off dominates the answer
-        (:meth:`_extended_helps`). A frame's
-        round-off allowance grows with its number of points and its answer falls as the
-        step is refined, so the frame of step ``h`` would go to long double too (δ(0.593)
-        at σ = 0.612, p = 3.6e-6, 1.63M steps: the double frame, 0.45 s, answered 9.6e-10
-        against 1.1e-11 in long double). For speed only: every frame's answer is a
-        bound."""
+        (:meth:`_extended_helps`). A frame's round-off allowance grows with its number of
+        points and its answer falls as the step is refined, so the frame of step ``h``
+        would go to long double too (δ(0.593) at σ = 0.612, p = 3.6e-6, 1.63M steps: the
+        double frame, 0.45 s, answered 9.6e-10 against 1.1e-11 in long double). For speed
+        only: every frame's answer is a bound."""
         fp = self._coarse_frame(order, h, lam) if _EXTENDED_GAINS else None
         if fp is None:
             return np.zeros(x.shape, dtype=bool)
