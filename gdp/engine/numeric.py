@@ -782,9 +782,7 @@ class _Engine:
                 v0 = np.full(ii.size, np.nan)
                 if side == "opt":
                     for j, xj in enumerate(xs.tolist()):
-                        r = self._other_side_at_once(side, order, h, lam, np.array([xj]))
-                        if r is not None:
-                            v0[j] = r[0]
+                        v0[j] = self._other_side_at_once(order, h, lam, xj)
                 rest = np.ones(ii.size, dtype=bool)
                 if not np.all(np.isnan(v0)):
                     rest = ~(v0 >= (1.0 - _BRACKET_WIDTH) * self._sound_eps(order, xs))
@@ -820,26 +818,24 @@ class _Engine:
             out[j] = self._memo[key]
         return out
 
-    def _other_side_at_once(self, side: str, order: int, h: float, lam: float,
-                            x: np.ndarray) -> np.ndarray | None:
+    def _other_side_at_once(self, order: int, h: float, lam: float, x: float) -> float:
         """The other side's ε at one δ = ``x`` refined from nothing (a lower bound of 0),
         where the sound side's refinement left the plan's frame (step ``h``, tilt ``lam``)
         for the frame of the δ question at its answer: the other side's frames of the plan
         are then mostly outdone (rare events, where the plan's tilt is far from the
         answer's: σ = 0.612, p = 3.6e-6, 1.63M steps, two frames of 1.4 and 3.5 million
-        points, 1.7 s of a 4 s bracket, answered 0.141 against 0.168). None elsewhere, or
+        points, 1.7 s of a 4 s bracket, answered 0.141 against 0.168). NaN elsewhere, or
         where that certifies nothing. The caller takes the plan's frames as well where the
         bracket is still over ``_BRACKET_WIDTH`` wide (the refinement from them takes
         other steps, and this side's answers do not always improve as the step falls:
         σ = 0.628, p = 4e-6, 1.72M steps, 0.2079 from them against 0.2077)."""
-        if side != "opt" or x.size != 1:
-            return None
-        self._sound_eps(order, x)  # (which the other side's refinement asks: first, so
-        #                            that the answer is the same whatever was asked before)
-        if self._memo.get(("left-plan", order, float(x[0]))) != (h, lam):
-            return None
-        v = self._refine_step(side, order, h, lam, x, np.zeros(1))
-        return v if v[0] > 0 else None
+        self._sound_eps(order, np.array([x]))  # (which the other side's refinement asks:
+        #                                        first, so that the answer is the same
+        #                                        whatever was asked before)
+        if self._memo.get(("left-plan", order, x)) != (h, lam):
+            return math.nan
+        v = float(self._refine_step("opt", order, h, lam, np.array([x]), np.zeros(1))[0])
+        return v if v > 0 else math.nan
 
     def _in_frames(self, side: str, order: int, h: float, lam: float, kind: str,
                    x: np.ndarray, extended: bool = True, first_ext: bool = False

@@ -123,7 +123,7 @@ def test_the_other_side_starts_where_the_sound_side_left_the_plan(monkeypatch):
     pair = gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(np.array([delta, delta]))
     assert np.asarray(pair[0], dtype=float).tolist() == [lo, lo]
     # with the plan's frames as well (the route before): a bracket of the same kind
-    monkeypatch.setattr(numeric._Engine, "_other_side_at_once", lambda self, *a: None)
+    monkeypatch.setattr(numeric._Engine, "_other_side_at_once", lambda self, *a: np.nan)
     built.clear()
     lo_plan = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta)[0])
     assert any(k[0] == "opt" and k[2:4] == plan for k in built)
