@@ -60,8 +60,8 @@ def test_delta_goes_to_long_double_at_once_where_the_coarse_frame_says_so(monkey
     (0.5327298492864665, 1.3528255457652824e-06, 82, 3.796322092713733e-13),
     (1.2413868716195133, 6.1478304230438074e-06, 82, 5.0066086467748756e-14),
 ])
-def test_a_finer_step_goes_to_long_double_where_a_coarser_one_did(monkeypatch, s, p, t,
-                                                                    delta):
+def test_a_finer_step_goes_to_long_double_where_a_coarser_one_did(monkeypatch, forget_memo,
+                                                                    s, p, t, delta):
     built = _spy_frames(monkeypatch)
     eps = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
     alone = _alone(built)
@@ -71,14 +71,7 @@ def test_a_finer_step_goes_to_long_double_where_a_coarser_one_did(monkeypatch, s
                    for c in built[:built.index(k)])
     # the same question with the rule undone: the double frames too, the same answer
     built.clear()
-    in_frames = numeric._Engine._in_frames
-
-    def no_rule(self, *args, **kwargs):
-        for k in [k for k in self._memo if k[0] == "ext-went"]:
-            del self._memo[k]
-        return in_frames(self, *args, **kwargs)
-
-    monkeypatch.setattr(numeric._Engine, "_in_frames", no_rule)
+    forget_memo("ext-went")
     assert float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta)) == eps
     assert not _alone(built)
 

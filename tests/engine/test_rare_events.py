@@ -236,7 +236,7 @@ def test_extended_precision_waits_for_the_tilt_of_the_answer(monkeypatch, cfg, b
     assert any(ext for order, lam, ext in built if order == 1 and lam != first)
 
 
-def test_refinement_skips_the_narrow_window_once_the_wide_one_won(monkeypatch):
+def test_refinement_skips_the_narrow_window_once_the_wide_one_won(monkeypatch, forget_memo):
     # sigma = 0.838, p = 6.3e-6, T = 3: each refined step built the frame whose window holds
     # all but 1e-8 of the tilted mass, then the one at 1e-30, which answered better every
     # time (a third of the answer's time); past the first step at a tilt, only the wide one
@@ -255,14 +255,7 @@ def test_refinement_skips_the_narrow_window_once_the_wide_one_won(monkeypatch):
     skipping = len(built)
     # the same question with the skip undone: every narrow frame built, the same answer
     built.clear()
-    in_frames = numeric._Engine._in_frames
-
-    def no_skip(self, *args, **kwargs):
-        for k in [k for k in self._memo if k[0] == "wide-won"]:
-            del self._memo[k]
-        return in_frames(self, *args, **kwargs)
-
-    monkeypatch.setattr(numeric._Engine, "_in_frames", no_skip)
+    forget_memo("wide-won")
     assert float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta)) == eps
     assert len(built) >= skipping + 4
     assert 4.1e-5 < eps < 4.12e-5
