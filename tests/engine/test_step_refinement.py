@@ -92,6 +92,16 @@ def test_a_probe_where_the_answer_is_far_below_the_moment_bound():
     _check("rare, T=54621", width=None)
 
 
+def test_a_window_of_twice_the_points_where_the_cap_stops_a_refinement_short():
+    """sigma = 0.622, p = 2.3e-5, T = 54,621, delta = 9.9e-4 (refusal scan): the unsampled
+    bulk is about 0.02 wide and the rare sampled steps' tail about 10, so the refined step
+    reached the cap of 2**20 points per frame with its error still estimated at 0.115%:
+    0.0247107 (its pairs' extrapolation, as dp-accounting's, puts the truth near 0.02468)
+    with a bracket 1.19% wide. Past the cap, 2**21 points: 0.0246904, the bracket 0.22%
+    wide."""
+    _check("rare, T=54621")
+
+
 def test_a_second_long_double_step_where_the_steps_error_is_first_order():
     """sigma = 0.895, p = 4.3e-6, T = 111,506, delta = 4.0e-9: each of the 111,506 steps
     spreads its unsampled bulk, narrower than the lattice step, over two points, an error
