@@ -1022,7 +1022,8 @@ class _Engine:
         the error of the last, taken as :math:`O(h^2)`, at :math:`|a_1 - a_2|/((h_1/h_2)^2
         - 1)` above half of ``rtol`` (the rule's error model fails for rarely sampled steps
         and tiny ε), a step finer by the square root of the ratio (1.4 to 4 times), up to
-        five refinements in all. At the δ question's tilt, or wherever the answer is under
+        five refinements in all (seven on the sound side while the error is still estimated
+        over ``rtol``). At the δ question's tilt, or wherever the answer is under
         half the moment bound that planned the step, with no such pair yet, one step finer
         by √2 makes one; where the frame there went to long double, the pair is taken
         in double without the allowances (:meth:`_bare_eps`: the round-off dominates them)
