@@ -287,6 +287,15 @@ class _Engine:
         return self._align(_quantise(h, self.h0, _STEPS_PER_OCTAVE))
 
     # -- discretisation -----------------------------------------------------
+    def _factors_fit(self, h: float, order: int, beta: float) -> bool:
+        """Whether every factor's lattice window at step ``h`` and tilt ``beta`` holds at
+        most ``_FACTOR_CAP`` points (:meth:`_windows`)."""
+        try:
+            self._windows(h, order, beta, cap=_FACTOR_CAP)
+        except ValueError:
+            return False
+        return True
+
     def _windows(self, h: float, order: int, beta: float, cap: int | None = None
                  ) -> tuple[tuple[int, int], ...]:
         """Each factor's lattice window for one order: its Q-law between the quantiles at
@@ -1170,8 +1179,9 @@ class _Engine:
                     # above the truth and a bracket 1.2% wide; 0.04% and 0.22% so)
                     wide = err > self.acc.rtol * last if side == "pess" else \
                         last < (1.0 - _BRACKET_WIDTH) * sound
-                    if wide and h2 > self._clamped_step(f * hj, 0.5 * spread):
-                        h2 = self._clamped_step(f * hj, 0.5 * spread)
+                    hr = self._clamped_step(f * hj, 0.5 * spread)
+                    if wide and h2 > hr and self._factors_fit(hr, order, lj):
+                        h2 = hr
                         if side == "pess":
                             self._memo[("past-cap", order, xj)] = h2
                     if not h2 < 0.95 * hj:
