@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import gdp
+from gdp.engine import numeric
 
 _DATA = json.loads((Path(__file__).parent / "data" / "step_refinement_reference.json")
                    .read_text())
@@ -100,6 +103,23 @@ def test_a_window_of_twice_the_points_where_the_cap_stops_a_refinement_short():
     with a bracket 1.19% wide. Past the cap, 2**21 points: 0.0246904, the bracket 0.22%
     wide."""
     _check("rare, T=54621")
+
+
+@pytest.mark.parametrize(("s", "p", "t", "delta", "gains"), [
+    (0.6215973229288252, 2.3068827733516803e-05, 54621, 0.000990832665147827, True),
+    # (fresh scan, seed 20261127: the factors' windows at the finer step exceed the factor
+    # cap, where the refinement stopped before the usual step: 0.0038876 against 0.0038817)
+    (0.731142567068013, 1.0853071554951962e-06, 1459590, 0.00015388540579778837, False),
+])
+def test_a_window_past_the_cap_never_costs_the_usual_step(monkeypatch, s, p, t, delta,
+                                                          gains):
+    """The window of twice the points is taken only where every factor's lattice fits the
+    factor cap at that step; the answer is never above the one with it refused (the usual
+    step), and below it where it was taken."""
+    eps = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
+    monkeypatch.setattr(numeric._Engine, "_factors_fit", lambda self, h, order, beta: False)
+    usual = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
+    assert (eps < usual) if gains else (eps == usual)
 
 
 def test_a_second_long_double_step_where_the_steps_error_is_first_order():
