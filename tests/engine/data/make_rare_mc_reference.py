@@ -41,7 +41,7 @@ estimated). Checked on p = 1 (the Gaussian :math:`G_{\mu\sqrt T}`, exact δ): at
 
 Writes ``rare_mc_reference.json`` next to this script (provenance in the file); used by
 ``tests/engine/test_rare_mc_oracle.py``. Run ``python
-tests/engine/data/make_rare_mc_reference.py`` (about seven minutes).
+tests/engine/data/make_rare_mc_reference.py`` (about five minutes).
 """
 
 from __future__ import annotations
