@@ -57,7 +57,7 @@ import numpy as np
 
 from .._numerics import EPS, lower_convex_hull
 from ..core.tradeoff import TradeOff
-from .laws import AtomicLaw, Law
+from .laws import AtomicLaw, Law, narrow_cells
 
 __all__ = []
 
@@ -302,7 +302,8 @@ def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     t = np.arange(ka, kb + 1, dtype=float) * h + off
     edges = np.concatenate([[-np.inf], t - 0.5 * h, [np.inf]])
     refs = np.concatenate([[t[0]], t])
-    P, Q, EP, EQ, X, EX = law.excess(edges, refs)
+    with narrow_cells():
+        P, Q, EP, EQ, X, EX = law.excess(edges, refs)
     q, x = Q[1:].copy(), X[1:].copy()
     eq, ex = EQ[1:].copy(), EX[1:].copy()
     qe = np.zeros(n)  # Q-masses of the law's atoms that sit on lattice points
