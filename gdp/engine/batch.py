@@ -31,7 +31,7 @@ from .lattice import (
     _split_bounds,
     _sweep,
 )
-from .laws import Law, narrow_cells
+from .laws import Law
 
 __all__ = []
 
@@ -229,7 +229,7 @@ def _disc_opt_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     R[inner[:-1]] = t                                   # the cell above t_j - h/2: ref t_j
     R[estart] = t[start]
     stacked = type(laws[0])._stack(laws, eseg)
-    with np.errstate(all="ignore"), narrow_cells():
+    with np.errstate(all="ignore"):
         P, Q, EP, EQ, X, EX = stacked.excess(E, R)
     valid = np.zeros(E.size - 1, dtype=bool)
     valid[inner[:-1]] = True                            # the merged atoms (cell 0 dropped)
