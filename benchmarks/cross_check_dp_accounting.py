@@ -1,0 +1,90 @@
+"""Cross-check gdp's DP-SGD answers against dp-accounting on a fresh seeded sample of the box.
+
+Draws configurations with :func:`scan_engine_box.configurations` (σ, p, T, δ log-uniform over
+the box of issue 10; ``--seed`` picks a sample never used for tuning), keeps those where
+dp-accounting is affordable (p < 1, T ≤ ``--max-steps``, p·T ≥ 0.01), and for each prints
+gdp's sound ε and the lower end of its bracket beside dp-accounting's optimistic (privacy
+buckets) and pessimistic (connect-the-dots) ε at the value discretisation ``--disc``,
+computed in a child process under ``--limit`` seconds. Flags:
+
+* ``SOUND<OPT``: gdp's sound ε below dp-accounting's optimistic one;
+* ``LOWER>PESS``: the lower end of gdp's bracket above dp-accounting's pessimistic one.
+
+A flag says that one of the two libraries is wrong there, not which: dp-accounting's two
+estimates are not bounds at large ε or tiny δ (its transforms' round-off, its tail
+truncation), and they can be out of order themselves. Where they disagree with gdp, an
+independent estimate decides, e.g. the importance-sampled Monte Carlo of
+``tests/engine/data/make_rare_mc_reference.py`` (at seed 20261127 it sided with gdp in the
+three flags it was run on). Run::
+
+    python benchmarks/cross_check_dp_accounting.py --seed 20261127 --n 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+
+from scan_engine_box import configurations
+
+import gdp
+
+
+def _dp_accounting(args: tuple, queue) -> None:
+    s, p, t, d, disc = args
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    out = []
+    for pessimistic in (False, True):
+        x = pld.from_gaussian_mechanism(s, sampling_prob=p, value_discretization_interval=disc,
+                                        pessimistic_estimate=pessimistic,
+                                        use_connect_dots=pessimistic)
+        out.append(float(x.self_compose(t).get_epsilon_for_delta(d)))
+    queue.put(out)
+
+
+def dp_accounting_eps(s: float, p: float, t: int, d: float, disc: float,
+                      limit: float) -> tuple[float, float] | None:
+    """dp-accounting's (optimistic, pessimistic) ε at δ = ``d``, or None past ``limit`` s."""
+    queue = mp.Queue()
+    child = mp.Process(target=_dp_accounting, args=((s, p, t, d, disc), queue))
+    child.start()
+    child.join(limit)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        return None
+    return tuple(queue.get()) if not queue.empty() else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=20261127)
+    ap.add_argument("--n", type=int, default=60, help="configurations checked")
+    ap.add_argument("--draw", type=int, default=400, help="configurations drawn")
+    ap.add_argument("--max-steps", type=int, default=20_000)
+    ap.add_argument("--disc", type=float, default=1e-4, help="dp-accounting's discretisation")
+    ap.add_argument("--limit", type=float, default=30.0, help="seconds per dp-accounting call")
+    a = ap.parse_args()
+    cfgs = [c for c in configurations(a.draw, a.seed, "delta")
+            if c[1] < 1.0 and c[2] <= a.max_steps and c[1] * c[2] >= 1e-2][:a.n]
+    flags = 0
+    for s, p, t, d in cfgs:
+        h = gdp.dpsgd(sigma=s, p=p, steps=t)
+        eps = float(h.epsilon(d))
+        lo = float(h.epsilon_bounds(d)[0])
+        ref = dp_accounting_eps(s, p, t, d, a.disc, a.limit)
+        if ref is None:
+            print(f"({s!r}, {p!r}, {t}, {d!r}): dp-accounting over {a.limit:g} s", flush=True)
+            continue
+        opt, pess = ref
+        flag = (" SOUND<OPT" if eps < opt * (1 - 1e-9) else "") + \
+            (" LOWER>PESS" if lo > pess * (1 + 1e-9) else "")
+        flags += bool(flag)
+        print(f"({s!r}, {p!r}, {t}, {d!r}): gdp {eps:.9g} [lower {lo:.9g}]  "
+              f"dp-accounting {opt:.9g} / {pess:.9g}{flag}", flush=True)
+    print(f"{len(cfgs)} configurations, {flags} flagged")
+
+
+if __name__ == "__main__":
+    main()
