@@ -191,7 +191,8 @@ def _norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     :func:`_gauss_tail` at :math:`|z|` gives the upper tail at every edge from 0 up and the
     lower tail below 0; only the edge above a cell that straddles 0 needs its lower tail
     besides (``ndtr`` at z >= 0: within 4.3u, the bound of :func:`_gauss_tail` holds)."""
-    ex = np.empty(z.shape) if _NARROW.get() else None
+    narrow = _NARROW.get()
+    ex = np.empty(z.shape) if narrow else None
     t = _gauss_tail(np.abs(z), overwrite=True, ratios=ex)  # the shorter tail at each edge
     t0, t1 = t[:-1], t[1:]
     up = z[:-1] >= 0
@@ -218,7 +219,7 @@ def _norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         sub = np.where(tiny, 5e-324, 0.0)
         err += sub[:-1]
         err += sub[1:]
-    if _NARROW.get():
+    if narrow:
         _narrow_cells(z, t, ex, mass, err)
     return np.maximum(mass, 0.0, out=mass), err
 

@@ -531,11 +531,9 @@ class _Engine:
             # no factor's lattice over 2**21 points: coarser steps where the rule's step
             # would need more (far tails of a factor at a tiny tolerance)
             for _ in range(64):
-                try:
-                    self._windows(hq, order, lam_q, cap=_FACTOR_CAP)
+                if self._factors_fit(hq, order, lam_q):
                     break
-                except ValueError:
-                    hq = self._align(_quantise(2.0 * hq, self.h0, _STEPS_PER_OCTAVE))
+                hq = self._align(_quantise(2.0 * hq, self.h0, _STEPS_PER_OCTAVE))
         return hq, lam_q
 
     # -- levels -------------------------------------------------------------
@@ -648,9 +646,7 @@ class _Engine:
         if (wf / hf) < 1 << 17:  # (a fine lattice that costs little: no estimate)
             return True
         hc = _quantise(4.0 * hf, self.h0, _STEPS_PER_OCTAVE)
-        try:
-            self._windows(hc, order, lam, cap=_FACTOR_CAP)
-        except ValueError:
+        if not self._factors_fit(hc, order, lam):
             return True
         coarse = _KGF([(self.lats("pess", hc, order, lam)[0][0], n)], hc)
         (_,), (_,), (v,) = coarse(np.array([lam]))
