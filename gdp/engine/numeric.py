@@ -531,9 +531,11 @@ class _Engine:
             # no factor's lattice over 2**21 points: coarser steps where the rule's step
             # would need more (far tails of a factor at a tiny tolerance)
             for _ in range(64):
-                if self._factors_fit(hq, order, lam_q):
+                try:
+                    self._windows(hq, order, lam_q, cap=_FACTOR_CAP)
                     break
-                hq = self._align(_quantise(2.0 * hq, self.h0, _STEPS_PER_OCTAVE))
+                except ValueError:
+                    hq = self._align(_quantise(2.0 * hq, self.h0, _STEPS_PER_OCTAVE))
         return hq, lam_q
 
     # -- levels -------------------------------------------------------------
