@@ -32,7 +32,8 @@ transform turns a spectrum error into at most :math:`\|\Delta Y\|_2` in :math:`\
 spectrum, :math:`\sqrt 2` times the norm over the half kept) and adds at most
 :math:`\min(\gamma\sum|Y|, \gamma\sqrt N\|c\|_2)`. A direct convolution of non-negative
 vectors errs by a relative :math:`(\min(\ell_a,\ell_b)+2)u` entrywise. Tilting itself
-errs by a relative :math:`u(3|\beta t| + |m| + 8)` per entry (the rounding of the exponent);
+errs by a relative :math:`u(3|\beta t| + 4|m| + 3\log n + 300)` per entry (the rounding of the
+exponent and of the normalisation's logarithm, :func:`_tilt_units`);
 entries tilted below :math:`10^{-30}` of the factor's mass are charged in
 :math:`\ell_1` instead. Each factor is re-centred on its tilted mean before the power, so
 that :math:`\arg Z` stays small where :math:`|Z|` is near 1. The sums avoid BLAS (which
@@ -481,6 +482,27 @@ class _Tilted:
     rho_fft: float = 0.0  # the part of rho due to transforms' round-off (a composed block)
 
 
+def _tilt_units(bt: float, m: float, n: int) -> float:
+    r"""The entrywise relative error, in units of u, of a tilted factor's weights times
+    :math:`e^K` (:func:`_tilt`) as its tilted masses :math:`q_k e^{\beta t_k}`, over the
+    entries at or above :math:`10^{-30}` of the tilted mass (the others are charged in
+    :math:`\ell_1`): ``bt`` the largest :math:`|\beta t|` there, ``m`` the largest
+    exponent, ``n`` the number of entries.
+
+    The exponent :math:`\ell = \log q + \beta t` errs by at most
+    :math:`u(2|\log q| + |\beta t| + |\ell|) \le u(3|\ell| + 3|\beta t|)` (``log`` within
+    2u, the product and the sum u each), with :math:`|\ell| \le |m| + 70` on those entries
+    (:math:`\ell - m \ge \log 10^{-30} > -70`, as the largest weight is 1 before the
+    division); :math:`\ell - m` adds :math:`70u`, ``exp`` 2u, the division by the sum
+    :math:`\hat s` u. The sum's own error cancels: the weights are
+    :math:`x/\hat s` and :math:`K = m + \log\hat s`, so their product holds
+    :math:`\hat s` only through the rounding of :math:`\log\hat s` (2u of it, at most
+    :math:`2u\log n`: :math:`1 \le \hat s \le n`) and of the sum :math:`m + \log\hat s`
+    (:math:`u(|m| + \log n)`). In all :math:`u(3|\beta t| + 4|m| + 3\log n + 283)` to
+    first order, charged with 300."""
+    return 3.0 * bt + 4.0 * abs(m) + 3.0 * math.log(max(n, 1)) + 300.0
+
+
 def _tilt(lat: _Lat, beta: float, h: float) -> _Tilted:
     """Tilt a lattice law by :math:`e^{\\beta t}` and normalise it (log space)."""
     q = lat.q
@@ -497,7 +519,7 @@ def _tilt(lat: _Lat, beta: float, h: float) -> _Tilted:
     small = w < 1e-30
     big = ~small
     bt = float(np.max(np.abs(beta * t[big]))) if big.any() else 0.0
-    rel = EPS * (3.0 * bt + abs(m) + q.size + 12.0) + lat.rel
+    rel = EPS * _tilt_units(bt, m, q.size) + lat.rel
     rho = float(_sum(w[small])) * (1.0 + rel) if small.any() else 0.0
     if lat.eidx.size:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -533,7 +555,7 @@ def _tilt_many(lats: list[_Lat], beta: float, h: float) -> list[_Tilted]:
     rho = np.add.reduceat(np.where(small, w, 0.0), starts)
     out = []
     for i, lat in enumerate(lats):
-        rel = EPS * (3.0 * float(bt[i]) + abs(float(m[i])) + lat.q.size + 12.0) + lat.rel
+        rel = EPS * _tilt_units(float(bt[i]), float(m[i]), lat.q.size) + lat.rel
         r = float(rho[i]) * (1.0 + rel)
         if lat.eidx.size:
             with np.errstate(over="ignore", invalid="ignore"):
