@@ -197,6 +197,26 @@ def _end_points(Q0: Any, EQ0: Any, Qn: Any, EQn: Any, Xn: Any, EXn: Any) -> tupl
     return low, high
 
 
+# cells per piece of :func:`_excess` (its two dozen temporaries of this many doubles stay in
+# the processor's cache)
+_PIECE = 16_384
+
+
+def _excess(law: Law, edges: np.ndarray, refs: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``law.excess(edges, refs)``, for a law computed cell by cell (:meth:`Law._cellwise`)
+    in pieces of ``_PIECE`` cells: the same values, bit for bit. Over a whole lattice of a
+    million points its temporaries, each a fresh array of a few megabytes, cost more than
+    their arithmetic (a page fault per 4 KiB, memory traffic for each of some eighty
+    passes): 0.24 s against 0.17 s in pieces for 1.67 million cells of a subsampled
+    Gaussian."""
+    n = refs.size
+    if n <= 2 * _PIECE or not law._cellwise():
+        return law.excess(edges, refs)
+    parts = [law.excess(edges[i:i + _PIECE + 1], refs[i:i + _PIECE])
+             for i in range(0, n, _PIECE)]
+    return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+
+
 def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     """Connect-the-dots, each lattice mass an upper bound on the exact split's
     (:func:`_split_bounds`; cells with no finite error bound charged in full instead)."""
@@ -204,7 +224,7 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     t = np.arange(ka, kb + 1, dtype=float) * h + off
     edges = np.concatenate([[-np.inf], t, [np.inf]])
     refs = np.concatenate([[t[0]], t])     # cell 0: its upper end; cell i: its lower end
-    P, Q, EP, EQ, X, EX = law.excess(edges, refs)
+    P, Q, EP, EQ, X, EX = _excess(law, edges, refs)
     out = np.zeros(n)
     bad = ~(np.isfinite(EQ) & np.isfinite(EX) & np.isfinite(X))
     # the Q-mass each interval sends to its lower end and to its upper end
@@ -303,7 +323,7 @@ def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     edges = np.concatenate([[-np.inf], t - 0.5 * h, [np.inf]])
     refs = np.concatenate([[t[0]], t])
     with narrow_cells():
-        P, Q, EP, EQ, X, EX = law.excess(edges, refs)
+        P, Q, EP, EQ, X, EX = _excess(law, edges, refs)
     q, x = Q[1:].copy(), X[1:].copy()
     eq, ex = EQ[1:].copy(), EX[1:].copy()
     qe = np.zeros(n)  # Q-masses of the law's atoms that sit on lattice points

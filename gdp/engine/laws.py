@@ -69,6 +69,13 @@ class Law:
         batchable)."""
         return None
 
+    def _cellwise(self) -> bool:
+        """Whether :meth:`cells` and :meth:`excess` compute each cell from its own two edges
+        (and reference) alone, with the same operations wherever the cell sits in the
+        arrays: their values over a run of edges are then those over the whole, and the
+        lattice may evaluate them in pieces (:func:`~gdp.engine.lattice._excess`)."""
+        return False
+
     def _value_key(self) -> tuple | None:
         """A key equal for laws whose every method gives the same values (the same family
         and parameters); None where not known. The engine shares work between such laws,
@@ -352,6 +359,9 @@ class _MuLaw(Law):
         obj.mu = np.array([law.mu for law in laws])[seg]  # one per edge
         return obj
 
+    def _cellwise(self):
+        return np.ndim(self.mu) == 0
+
 
 class GaussianLaw(_MuLaw):
     r""":math:`G_\mu`: :math:`L \sim N(\mp\mu^2/2, \mu^2)` under P / Q."""
@@ -464,6 +474,9 @@ class _OfBaseLaw(Law):
     def _batch_key(self):
         k = self.base._batch_key()
         return None if k is None else (self._TAG, k)
+
+    def _cellwise(self):
+        return self.base._cellwise()
 
     @classmethod
     def _stack_bases(cls, laws, seg):

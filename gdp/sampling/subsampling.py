@@ -117,6 +117,9 @@ class SubsampledLaw(_OfBaseLaw):
         k = self.base._value_key()
         return None if k is None or np.ndim(self.p) else ("S", self.p, k)
 
+    def _cellwise(self):
+        return np.ndim(self.p) == 0 and self.base._cellwise()
+
     def _pc(self) -> Any:
         """The sampling rate per cell (one per edge when stacked)."""
         return self.p[:-1] if np.ndim(self.p) else self.p
