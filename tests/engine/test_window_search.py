@@ -88,3 +88,31 @@ def test_edge_rate_is_the_limit_from_below(case):
             j = int(np.argmax(t)) if sign > 0 else int(np.argmin(t))
             ext += n * (lq[j] + beta * t[j])
         assert lim == pytest.approx(k0 - ext, rel=1e-12, abs=1e-9)
+
+
+def _rare_lattice(steps: int) -> tuple[_KGF, float]:
+    """The sound lattice law of a rarely sampled step (σ = 0.731, p = 1.1e-6) on a step of
+    1.5e-6, its unsampled bulk on a few points, composed ``steps`` times."""
+    from gdp.engine.lattice import _disc_pess
+
+    law = SubsampledLaw(GaussianLaw(1.0 / 0.731), 1.1e-6)
+    h = 1.5e-6
+    lat = _disc_pess(law, h, -2, int(0.1 / h))
+    return _KGF([(lat, steps)], h), h
+
+
+def test_pooled_guide_keeps_the_bulk_and_its_window():
+    kgf, h = _rare_lattice(1_460_000)
+    guide = kgf.pooled(0.01 / 23.6)
+    heavy = kgf.lq >= float(np.max(kgf.lq)) - math.log(1e3)
+    assert heavy.sum() >= 2
+    for t in kgf.t[heavy]:  # (each heavy atom kept, at its own loss)
+        assert np.any(guide.t == t)
+    assert guide.t.size < kgf.t.size / 20
+    full = _window(kgf, 22.6, math.log(1e-8), h)
+    approx = _window(guide, 22.6, math.log(1e-8), h)
+    width = full.B - full.A
+    # both ends within 2% of the window's width of the whole law's (a guide pooling the
+    # bulk into one atom put the lower end at a hundredth of its distance from the mean)
+    assert abs(approx.A - full.A) < 0.02 * width
+    assert abs(approx.B - full.B) < 0.02 * width
