@@ -409,8 +409,14 @@ def _guided_window(kgf: _KGF, guide: _KGF, beta: float, log_eta: float, h: float
     """:func:`_window` from an approximate generating function ``guide`` (cheap: pooled
     atoms, or a planning law), kept where ``kgf``'s own Chernoff bounds at its ends are
     within a factor 1e3 of the target, else from ``kgf`` itself (a window too narrow at
-    the bottom lets the bulk wrap around to the top)."""
-    bd = _window(guide, beta, log_eta, h)
+    the bottom lets the bulk wrap around to the top): :func:`_kept_window`."""
+    return _kept_window(kgf, _window(guide, beta, log_eta, h), beta, log_eta, h)
+
+
+def _kept_window(kgf: _KGF, bd: _Bounds, beta: float, log_eta: float, h: float) -> _Bounds:
+    """The window ``bd`` (of an approximation of ``kgf``) where ``kgf``'s own Chernoff
+    bounds at its ends are within a factor 1e3 of the target, else :func:`_window` of
+    ``kgf`` itself, its search started from ``bd``'s tilts."""
     reach_hi, reach_lo = _reaches(kgf, bd, h)  # ends :func:`_span` takes to the support's
     til_hi, til_lo, _, _ = _tails(kgf, beta, bd, kgf.tmin if reach_lo else bd.A,
                                   kgf.tmax if reach_hi else bd.B)

@@ -116,3 +116,20 @@ def test_pooled_guide_keeps_the_bulk_and_its_window():
     # bulk into one atom put the lower end at a hundredth of its distance from the mean)
     assert abs(approx.A - full.A) < 0.02 * width
     assert abs(approx.B - full.B) < 0.02 * width
+
+
+def test_a_window_is_kept_only_where_the_law_itself_bounds_its_tails():
+    from gdp.engine.fourier import _kept_window, _tails
+
+    heavy = _plan(1.0, 1e-3, 10_000_000)   # its own window, and one of a lighter law
+    light = _plan(1.3, 1e-3, 10_000_000)
+    h, beta, log_eta = 1.7e-4, 1.46, math.log(1e-8)
+    own = _window(heavy, beta, log_eta, h)
+    assert _kept_window(heavy, own, beta, log_eta, h) is own
+    narrow = _window(light, beta, log_eta, h)
+    th, _, _, _ = _tails(heavy, beta, narrow, narrow.A, narrow.B)
+    assert th > 1e3 * 1e-8                 # (the case tests something)
+    got = _kept_window(heavy, narrow, beta, log_eta, h)
+    assert got is not narrow
+    th, tl, _, _ = _tails(heavy, beta, got, got.A, got.B)
+    assert max(th, tl) <= 1.01e-8
