@@ -69,6 +69,12 @@ class Law:
         batchable)."""
         return None
 
+    def q_upper(self, tol: float) -> float:
+        """A loss above which at most ``tol`` of the Q-mass lies (about), as low as the family
+        can tell: the Q-upper end of :meth:`quantiles` unless a family knows better. For
+        windows only, as :meth:`quantiles`."""
+        return self.quantiles(tol)[1]
+
     def _cellwise(self) -> bool:
         """Whether :meth:`cells` and :meth:`excess` compute each cell from its own two edges
         (and reference) alone, with the same operations wherever the cell sits in the

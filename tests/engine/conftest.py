@@ -25,3 +25,12 @@ def forget_memo(monkeypatch) -> Callable[[str], None]:
         monkeypatch.setattr(numeric._Engine, "_in_frames", forgetting)
 
     return undo
+
+
+@pytest.fixture
+def quantile_windows(monkeypatch) -> None:
+    """Every engine's factor windows end at the quantiles of ``Law.quantiles``, as a tight
+    engine's twin's do (:meth:`~gdp.engine.numeric._Engine._window_quantiles`): for tests
+    of rules that the shorter lattices of the tight windows no longer reach."""
+    monkeypatch.setattr(numeric._Engine, "_window_quantiles",
+                        lambda self, law, tol: self._quantiles(law, tol))

@@ -125,12 +125,15 @@ def test_blocks_in_extended_precision_stay_sound_on_a_gaussian(monkeypatch):
     assert (True, True) in built   # (an extended two-level level was built)
 
 
-def test_a_costly_fine_lattice_is_not_discretised_for_blocks_that_cannot_pay(monkeypatch):
+def test_a_costly_fine_lattice_is_not_discretised_for_blocks_that_cannot_pay(monkeypatch,
+                                                                           quantile_windows):
     """sigma = 0.786, p = 1.6e-4, T = 2.2M, delta = 1.2e-7 (the sweep's slowest): the
     planning law put the tilted spread far too wide, and the fine lattice of a block plan
     that the lattice law's own spread then turned down was discretised in vain; a lattice
     4 times coarser now tells so first. The same answer with that estimate skipped, and
-    fewer points discretised."""
+    fewer points discretised. In the windows of the quantiles (a tight engine's, ending
+    at the lower Q-quantile of the subsampled law, keep this fine lattice under the 2**17
+    points where the estimate starts: ``quantile_windows``)."""
     built: list[int] = []
     lats = numeric._Engine.lats
 

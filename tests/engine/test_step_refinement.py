@@ -111,11 +111,12 @@ def test_a_window_of_twice_the_points_where_the_cap_stops_a_refinement_short():
     # cap, where the refinement stopped before the usual step: 0.0038876 against 0.0038817)
     (0.731142567068013, 1.0853071554951962e-06, 1459590, 0.00015388540579778837, False),
 ])
-def test_a_window_past_the_cap_never_costs_the_usual_step(monkeypatch, s, p, t, delta,
-                                                          gains):
+def test_a_window_past_the_cap_never_costs_the_usual_step(monkeypatch, quantile_windows, s, p,
+                                                          t, delta, gains):
     """The window of twice the points is taken only where every factor's lattice fits the
     factor cap at that step; the answer is never above the one with it refused (the usual
-    step), and below it where it was taken."""
+    step), and below it where it was taken. (In the windows of the quantiles: a tight
+    engine's shorter lattices reach neither cap here.)"""
     eps = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
     monkeypatch.setattr(numeric._Engine, "_factors_fit", lambda self, h, order, beta: False)
     usual = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
