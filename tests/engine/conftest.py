@@ -34,3 +34,20 @@ def quantile_windows(monkeypatch) -> None:
     of rules that the shorter lattices of the tight windows no longer reach."""
     monkeypatch.setattr(numeric._Engine, "_window_quantiles",
                         lambda self, law, tol: self._quantiles(law, tol))
+
+
+@pytest.fixture
+def discretised_points(monkeypatch) -> list[int]:
+    """A list that receives, for every factor lattice an engine discretises anew
+    (:meth:`~gdp.engine.numeric._Engine.lats`), its number of points (all factors)."""
+    built: list[int] = []
+    lats = numeric._Engine.lats
+
+    def spy(self, side, h, order, beta=0.0):
+        key = (side, h, order, self._windows(h, order, beta))
+        if key not in self._lats:
+            built.append(sum(kb - ka + 1 for ka, kb in key[3]))
+        return lats(self, side, h, order, beta)
+
+    monkeypatch.setattr(numeric._Engine, "lats", spy)
+    return built

@@ -125,8 +125,8 @@ def test_blocks_in_extended_precision_stay_sound_on_a_gaussian(monkeypatch):
     assert (True, True) in built   # (an extended two-level level was built)
 
 
-def test_a_costly_fine_lattice_is_not_discretised_for_blocks_that_cannot_pay(monkeypatch,
-                                                                           quantile_windows):
+def test_a_costly_fine_lattice_is_not_discretised_for_blocks_that_cannot_pay(
+        monkeypatch, quantile_windows, discretised_points):
     """sigma = 0.786, p = 1.6e-4, T = 2.2M, delta = 1.2e-7 (the sweep's slowest): the
     planning law put the tilted spread far too wide, and the fine lattice of a block plan
     that the lattice law's own spread then turned down was discretised in vain; a lattice
@@ -134,16 +134,7 @@ def test_a_costly_fine_lattice_is_not_discretised_for_blocks_that_cannot_pay(mon
     fewer points discretised. In the windows of the quantiles (a tight engine's, ending
     at the lower Q-quantile of the subsampled law, keep this fine lattice under the 2**17
     points where the estimate starts: ``quantile_windows``)."""
-    built: list[int] = []
-    lats = numeric._Engine.lats
-
-    def spy(self, side, h, order, beta=0.0):
-        key = (side, h, order, self._windows(h, order, beta))
-        if key not in self._lats:
-            built.append(sum(kb - ka + 1 for ka, kb in key[3]))
-        return lats(self, side, h, order, beta)
-
-    monkeypatch.setattr(numeric._Engine, "lats", spy)
+    built = discretised_points
     args = dict(sigma=0.7864381983879981, p=0.00015966887039039156, steps=2222077)
     delta = 1.2208313152106038e-07
     eps = float(gdp.dpsgd(**args).epsilon(delta))
