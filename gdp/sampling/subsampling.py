@@ -203,11 +203,12 @@ class SubsampledLaw(_OfBaseLaw):
 
     def q_upper(self, tol):
         # Q_p[L_p > L_p(c)] = (1 - p) P[L > c] + p Q[L > c]: the base's Q-quantile at tol
-        # (the end :meth:`quantiles` gives) bounds it by about 2 p tol where p is small
-        # (P[L > c] <= e^-c Q[L > c]); the larger of the base's Q-quantile at tol / (2p) and
-        # its P-quantile at tol / 2 bounds it by tol itself, and for a rarely sampled step
-        # is far lower (sigma = 0.73, p = 1.1e-6, tol = 7e-19: a loss of 0.069 instead of
-        # 0.38); the lower of the two, below p = 1e-3 (above, the ends differ little)
+        # (the end :meth:`quantiles` gives) bounds it by (p + e^-c) tol (P[L > c] <= e^-c
+        # Q[L > c]), about 2 p tol where e^-c <= p; the larger of the base's Q-quantile at
+        # tol / (2p) and its P-quantile at tol / 2 bounds it by tol itself, and for a
+        # rarely sampled step is far lower (sigma = 0.73, p = 1.1e-6, tol = 7e-19: a loss of
+        # 0.069 instead of 0.38); the lower of the two, below p = 1e-3 (above, the ends
+        # differ little)
         qh = self.base.quantiles(tol)[1]
         if self.p < 1e-3:
             qh = min(qh, max(self.base.quantiles(min(0.5 * tol / self.p, 0.25))[1],
