@@ -81,14 +81,11 @@ def test_rare_event_answer_is_no_longer_set_by_the_round_off():
 
 
 @pytest.mark.skipif(not _EXTENDED_GAINS, reason="the long double is the double here")
-def test_delta_goes_to_long_double_only_where_its_epsilon_would_move(monkeypatch,
-                                                                    quantile_windows):
+def test_delta_goes_to_long_double_only_where_its_epsilon_would_move(monkeypatch):
     # delta(1) at sigma = 0.4, p = 1e-6, 10^7 steps: the double frame's round-off was 0.15%
     # of delta, a move of 0.05% in the epsilon at which that delta is reached (the tilt is
     # 3.1); the long-double frame cost 0.77 s of 1.19. It is not built now; the answer
-    # stays above the long-double one (both are upper bounds) and within 1% of it. (In the
-    # windows of the quantiles: in a tight engine's, the double frame's round-off is too
-    # small for long double even with the threshold of epsilon questions)
+    # stays above the long-double one (both are upper bounds) and within 1% of it
     from gdp.engine import numeric
 
     built = []
