@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import mpmath as mp
+import numpy as np
 import pytest
 
 import gdp
@@ -58,8 +59,8 @@ def _answers(monkeypatch, tight: bool, sigma, p, steps, qs):
 
 def test_the_twin_answers_small_delta_and_delta_questions_unchanged(monkeypatch):
     args = (0.9322442530287103, 1.612540436316331e-05, 6494)
-    qs = [("eps", 1.4141612952431238e-14, None), ("eps", 3e-9, None),
-          ("delta", None, 0.05), ("delta", None, 0.2)]
+    qs = [("eps", 1.4141612952431238e-14, None), ("delta", None, 0.05),
+          ("delta", None, 0.2)]
     tight, tight_lo = _answers(monkeypatch, True, *args, qs)
     with monkeypatch.context() as mc:
         plain, plain_lo = _answers(mc, False, *args, qs)
@@ -82,3 +83,22 @@ def test_a_rare_answer_is_faster_and_no_looser(monkeypatch, discretised_points):
     assert points < 0.5 * sum(built)
     # (not below the lower end the engine without the lower window ends certifies)
     assert tight >= plain_lo[0]
+
+
+def test_a_small_delta_goes_to_the_twin_only_where_the_truncation_could_move_it(monkeypatch):
+    # sigma = 0.651, p = 7.6e-6, 433,193 steps, delta = 3.2e-12 (fresh scan): the windows
+    # truncate 6.5e-25, far inside 1e-5 of delta; answered tight, 0.2% below the twin's
+    # answer and not below its lower end. sigma = 0.932, delta = 1.4e-14 (above): 4.6e-15,
+    # a third of delta; the twin's
+    args = (0.6505349991740775, 7.557435399121218e-06, 433193)
+    d = 3.230472438291723e-12
+    m = gdp.dpsgd(sigma=args[0], p=args[1], steps=args[2])
+    tight = float(m.epsilon(d))
+    engine = m.sound.engine
+    assert engine.tight and not engine._routed("eps", np.array([d]))[0]
+    with monkeypatch.context() as mc:
+        plain, plain_lo = _answers(mc, False, *args, [("eps", d, None)])
+    assert plain_lo[0] <= tight < plain[0]
+    m = gdp.dpsgd(sigma=0.9322442530287103, p=1.612540436316331e-05, steps=6494)
+    m.epsilon(1.4141612952431238e-14)
+    assert m.sound.engine._routed("eps", np.array([1.4141612952431238e-14]))[0]
