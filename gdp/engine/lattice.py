@@ -217,6 +217,22 @@ def _excess(law: Law, edges: np.ndarray, refs: np.ndarray) -> tuple[np.ndarray, 
     return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
 
 
+def _tail_charge(law: Law, X: Any, EX: Any, EQ: Any) -> Any:
+    r"""The Q-mass at :math:`+\infty` of a lattice law beyond its last point t, before its
+    atoms above t (:func:`_disc_pess`): the law's own, and the upper tail cell's beyond
+    the mass e^t P it sends to t, its excess :math:`X = Q - e^{t}P \ge 0` (exactly) over
+    t with that excess's and the cell's Q-mass error bounds ``EX``, ``EQ``."""
+    return law.q_inf + max(X, 0.0) + EX + EQ
+
+
+def _charged_beyond(law: Law, t: float) -> float:
+    r""":func:`_tail_charge` of ``law`` beyond a last lattice point ``t``, from the one cell
+    :math:`(t, \infty]` (without discretising a window)."""
+    with np.errstate(all="ignore"):
+        _, _, _, EQ, X, EX = law.excess(np.array([t, np.inf]), np.array([t]))
+    return float(_tail_charge(law, X[0], EX[0], EQ[0]))
+
+
 def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     """Connect-the-dots, each lattice mass an upper bound on the exact split's
     (:func:`_split_bounds`; cells with no finite error bound charged in full instead)."""
@@ -237,8 +253,7 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     low, high = _end_points(Q[0], EQ[0], Q[n], EQ[n], X[n], EX[n])
     out[0] += low
     out[-1] += high
-    Xn = max(X[n], 0.0)
-    q_inf = law.q_inf + Xn + EX[n] + EQ[n]
+    q_inf = _tail_charge(law, X[n], EX[n], EQ[n])
     with np.errstate(over="ignore"):
         e0 = math.exp(min(-t[0], 700.0))
     p_ninf = law.p_ninf + max(-X[0], 0.0) * e0 + EX[0] * e0

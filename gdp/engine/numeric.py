@@ -65,7 +65,7 @@ from .fourier import (
     _window,
 )
 from .frames import _c, _Frame, _frame_curve, _log_moment_bound
-from .lattice import _disc_opt, _disc_pess, _Lat
+from .lattice import _charged_beyond, _disc_opt, _disc_pess, _Lat
 from .laws import InverseLaw, Law
 from .planning import (
     _FACTOR_CAP,
@@ -94,8 +94,8 @@ _MOMENT_CELLS = 2048
 _NARROW_POINTS = 1 << 19
 # the width of a DP-SGD bracket the default accuracy aims at (relative to the sound end)
 _BRACKET_WIDTH = 5e-3
-# the least δ a tight engine answers itself (_Engine._routed): its windows' truncation, at
-# most 1e-12 in all, is then at most 1e-4 of it
+# the δ from which a tight engine answers ε itself without asking what its windows truncate
+# (_Engine._routed): at most 1e-12 in all, at most 1e-4 of such a δ
 _TIGHT_FROM = 1e-8
 
 
@@ -905,15 +905,10 @@ class _Engine:
             except ValueError:
                 self._memo[key] = math.inf
                 return math.inf
-            parts = []
-            for fa, (_, kb) in zip(self.factors(order), wins, strict=True):
-                top = kb * h + self._off(fa.pess, h)
-                with np.errstate(all="ignore"):
-                    _, _, _, EQ, X, EX = fa.pess.excess(np.array([top, np.inf]),
-                                                        np.array([top]))
-                parts.append((fa.pess.q_inf + max(float(X[0]), 0.0) + float(EX[0])
-                              + float(EQ[0]), fa.n))
+            parts = [(_charged_beyond(fa.pess, kb * h + self._off(fa.pess, h)), fa.n)
+                     for fa, (_, kb) in zip(self.factors(order), wins, strict=True)]
             qi = self._rounded_q_inf("pess", _composed_q_inf(parts))
+            # (raised by a part in a million: it decides a route, it bounds nothing)
             self._memo[key] = max(qi - self.law_q_inf(order), 0.0) * (1.0 + 1e-6)
         return self._memo[key]
 
@@ -1103,9 +1098,10 @@ class _Engine:
                 # the lower: where ε is tiny the profile is nearly flat, and a mass of
                 # 3.4e-9 above the window, 6e-4 of δ = 6e-6, moved ε = 2e-6 by 0.7% at
                 # sigma = 0.679, p = 7.3e-6, T = 2, whose tight windows are the narrower)
-                wide = fr.m_hi > 1e-3 * (np.minimum(x, _flat_scale(fr, v))
-                                         if kind == "eps" and self.tight else
-                                         x if kind == "eps" else v)
+                scale = x if kind == "eps" else v
+                if kind == "eps" and self.tight:
+                    scale = np.minimum(scale, _flat_scale(fr, v))
+                wide = fr.m_hi > 1e-3 * scale
             else:
                 wide = self._dominates(fr, fr.wrap, kind, x, v)
             built.append((fr, np.flatnonzero(~wide), first_ext, _LOG_ETA))
