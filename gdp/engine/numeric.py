@@ -828,7 +828,10 @@ class _Engine:
         if not (amount > 0 and fr.lam > 0):
             return np.zeros(x.shape, dtype=bool)
         lam = fr.lam
-        eps, dlt = (np.maximum(v, 0.0), x) if kind == "eps" else (x, v)
+        # (an ε the frame cannot certify, inf, is taken at the window's last loss: the
+        # allowance there is what kept it from certifying)
+        eps, dlt = (np.clip(v, 0.0, float(fr.s[-1] + fr.shift)), x) if kind == "eps" \
+            else (x, v)
         with np.errstate(over="ignore", invalid="ignore"):
             allow = amount * np.exp(fr.K + _c(lam)[0] - lam * (eps + fr.shift))
         return ~(allow <= rel * dlt)

@@ -80,6 +80,21 @@ def test_rare_event_answer_is_no_longer_set_by_the_round_off():
     assert 0.125 <= e4 <= e3 * (1.0 + 1e-3)
 
 
+def test_an_epsilon_the_double_frame_cannot_certify_goes_to_long_double():
+    # sigma = 1/1.2, p = 3e-6, T = 200,000, delta = 1e-14: the double frames' round-off at
+    # their last loss was above delta, so they certified no epsilon; an answer of inf was
+    # taken as not dominated by the round-off and the long-double frame was never built,
+    # and epsilon was inf. The long-double frame certifies one
+    h = gdp.dpsgd(sigma=1 / 1.2, p=3e-6, steps=200_000)
+    e = float(h.epsilon(1e-14))
+    lo, hi = (float(v) for v in h.epsilon_bounds(1e-14))
+    assert hi == e
+    # (the composition is at least as revealing as one of its steps, whose epsilon at
+    # delta / T, 1e-19, is 0.0355; the lower end holds that too)
+    one = float(gdp.dpsgd(sigma=1 / 1.2, p=3e-6, steps=1).epsilon(1e-14))
+    assert one < lo <= e < 0.1
+
+
 @pytest.mark.skipif(not _EXTENDED_GAINS, reason="the long double is the double here")
 def test_delta_goes_to_long_double_only_where_its_epsilon_would_move(monkeypatch):
     # delta(1) at sigma = 0.4, p = 1e-6, 10^7 steps: the double frame's round-off was 0.15%
