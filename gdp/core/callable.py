@@ -68,6 +68,13 @@ def from_callable(fn: Callable[[Any], Any], *, name: str = "f", symmetric: bool 
     safe curve) and numeric answers (``delta``, ``epsilon``) come from the generic
     certified paths.
 
+    Values are known only to rounding: the composition engine takes each within
+    :math:`32u + 4uf(\alpha)` of the truth (u the unit roundoff), which leaves every such
+    factor's δ uncertain by about 1e-14 at any ε. A composition of n of them therefore
+    answers ``epsilon(delta) = inf`` for δ below about n·1e-14 (three factors at
+    δ = 1e-15): no finite ε is certified from the values alone. A curve whose tail is
+    known in closed form (:func:`gdp.G_mu`, a family's own class) has no such floor.
+
     Examples
     --------
     >>> import gdp
