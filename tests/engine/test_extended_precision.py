@@ -89,8 +89,9 @@ def test_an_epsilon_the_double_frame_cannot_certify_goes_to_long_double():
     e = float(h.epsilon(1e-14))
     lo, hi = (float(v) for v in h.epsilon_bounds(1e-14))
     assert hi == e
-    # (the composition is at least as revealing as one of its steps, whose epsilon at
-    # delta / T, 1e-19, is 0.0355; the lower end holds that too)
+    # (the composition reveals at least as much as one of its steps at the same delta,
+    # 0.0045, which bounds the truth from below; a single step's epsilon at delta / T,
+    # 1e-19, is 0.0355, near the lower end: a rough guide, not a bound)
     one = float(gdp.dpsgd(sigma=1 / 1.2, p=3e-6, steps=1).epsilon(1e-14))
     assert one < lo <= e < 0.1
 
