@@ -65,6 +65,7 @@ from .fourier import (
     _window,
 )
 from .frames import _c, _Frame, _frame_curve, _log_moment_bound
+from .jumps import jump_split, split_epsilon
 from .lattice import _charged_beyond, _disc_opt, _disc_pess, _Lat
 from .laws import InverseLaw, Law
 from .planning import (
@@ -97,6 +98,9 @@ _BRACKET_WIDTH = 5e-3
 # the δ from which a tight engine answers ε itself without asking what its windows truncate
 # (_Engine._routed): at most 1e-12 in all, at most 1e-4 of such a δ
 _TIGHT_FROM = 1e-8
+# the δ below which ε of a power of one factor is also answered from its split by the number
+# of jumps (gdp.engine.jumps), where that is tighter: above it one tilt reaches the answer
+_JUMPS_BELOW = 1e-10
 
 
 @dataclass(slots=True)
@@ -1018,6 +1022,50 @@ class _Engine:
             out[ii] = v
         return out.reshape(x.shape)
 
+    def jump_eps(self, side: str, delta: float, ordinary: float) -> float:
+        """Order 1's ε at ``delta`` on one side: the better of ``ordinary`` (this engine's
+        own answer there) and the split of a power of one factor by its number of jumps
+        (:mod:`gdp.engine.jumps`), for δ below ``_JUMPS_BELOW``; ``ordinary`` where the
+        split does not apply or certifies nothing better. The other side's search starts
+        from the sound side's answer."""
+        key = ("jumps", side, delta)
+        if key in self._memo:
+            return self._memo[key]
+        out = ordinary
+        fa = self._factors[1][0]
+        if side == "opt" and ("jumps", "pess", delta) not in self._memo:
+            self.jump_eps("pess", delta, float(self._sound_eps(1, np.array([delta]))[0]))
+        # (the other side only where the sound side gained: elsewhere the split's lower end
+        # is no better than the ordinary one, measured, and costs as much again)
+        if len(self.groups) == 1 and delta < _JUMPS_BELOW and fa.pess is fa.opt and (
+                side == "pess" or self._memo.get(("jumps-gained", delta), False)):
+            skey = ("jump-split", delta)
+            if skey not in self._memo:
+                sound = self._memo.get(("jumps", "pess", delta), ordinary)
+                self._memo[skey] = jump_split(fa.pess, fa.n, delta, sound)
+            sp = self._memo[skey]
+            if sp is not None:
+                ekey = ("jump-engines", delta)
+                if ekey not in self._memo:
+                    self._memo[ekey] = (_Engine([(sp.bulk, sp.n)], self.acc),
+                                        _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1)], self.acc))
+                bulk, jump = self._memo[ekey]
+
+                def profiles(s: str, eps: float) -> tuple[float, float]:
+                    x = np.array([eps])
+                    return (float(bulk.answer(s, 1, "delta", x)[0]),
+                            float(jump.answer(s, 1, "delta", x)[0]))
+
+                start = ordinary if side == "pess" else \
+                    self._memo.get(("jumps", "pess", delta), ordinary)
+                v = split_epsilon(sp, delta, side, start, profiles)
+                if v is not None:
+                    out = min(out, v) if side == "pess" else max(out, v)
+                if side == "pess":
+                    self._memo[("jumps-gained", delta)] = out < ordinary
+        self._memo[key] = out
+        return out
+
     def _sound_eps(self, order: int, x: np.ndarray) -> np.ndarray:
         """The sound side's ε at each δ in ``x`` (remembered: the other side asks it for
         every value it refines)."""
@@ -1875,6 +1923,9 @@ def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
                 a[sel], b[sel] = _both_orders(eng, side, kind, flat[sel])
         return a, b
     a = e.answer(side, 1, kind, flat)
+    if kind == "eps" and len(e.groups) == 1:
+        for i in np.flatnonzero(flat < _JUMPS_BELOW).tolist():
+            a[i] = e.jump_eps(side, float(flat[i]), float(a[i]))
     moment = e.moment_eps if kind == "eps" else e.moment_delta
     b = np.full(flat.shape, -np.inf)
     rest = [i for i, (xi, ai) in enumerate(zip(flat.tolist(), a.tolist(), strict=True))
