@@ -60,8 +60,8 @@ __all__ = ["RestrictedLaw", "JumpSplit", "jump_split", "split_epsilon"]
 _TWO_JUMPS_SHARE = 1e-3
 # the top slice of the bulk merged into a point mass on the other side, as a share of a
 _TOP_SLICE = 1.0 / 64.0
-# at most this many profile values per side and question (the secant search)
-_SEARCH_STEPS = 8
+# at most this many profile values per side and question (split_epsilon)
+_SEARCH_STEPS = 12
 
 
 class RestrictedLaw(Law):
@@ -274,44 +274,54 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
     above δ (so the true ε lies above it); None where the search certifies none.
 
     ``profiles(side, eps)`` gives the two parts' profiles at ε (the bulk's and the jump
-    term's). A secant search on :math:`\log\delta(\varepsilon)` from ``start`` and
-    ``0.97 start`` (the profile is nearly log-linear over a few per cent), each new point
-    moved 2e-5 to the side, stopping at a certified point within 0.3% of δ in log, after
-    at most eight profile values. The sound side gives up after one value where the bound
-    at ``start`` (the ordinary answer) is above δ: the split would not be better."""
-    sign = 1.0 if side == "pess" else -1.0
+    term's). With :math:`g(\varepsilon) = \log \mathrm{bound} - \log\delta`, which
+    decreases in ε: from ``start`` (the ordinary sound answer, or the split's, where
+    :math:`g \le 0`) a search downwards for a point with :math:`g > 0` (a secant step
+    where the two last values give a slope, at most halving ε; else ε times 0.7), then
+    regula falsi with the Illinois rule inside the bracket, ending where it is 1e-4 wide
+    or, on the sound side, where g is within 3e-3 of 0; at most twelve profile values.
+    The sound side gives up after one value where :math:`g > 0` at ``start``: the split
+    would not be better there."""
     log_delta = math.log(delta)
-    best: float | None = None
+    n_eval = 0
 
-    def f(e: float) -> float:
+    def g(e: float) -> float:
+        nonlocal n_eval
+        n_eval += 1
         v = split.bound(side, *profiles(side, e))
         return math.log(v) - log_delta if v > 0.0 else -math.inf
 
-    def ok(e: float, fe: float) -> bool:
-        return fe <= 0.0 if side == "pess" else fe > 0.0
-
-    def better(e: float) -> bool:
-        return best is None or (e < best if side == "pess" else e > best)
-
-    a, b = start, 0.97 * start
-    fa = f(a)
-    if side == "pess" and not ok(a, fa):
-        return None  # (the split's bound is above δ at the ordinary answer: no gain)
-    fb = f(b)
-    for e, fe in ((a, fa), (b, fb)):
-        if ok(e, fe) and better(e):
-            best = e
-    for _ in range(_SEARCH_STEPS - 2):
-        if not (math.isfinite(fa) and math.isfinite(fb)) or fa == fb:
+    hi, g_hi = start, g(start)
+    if not g_hi <= 0.0:
+        return None
+    lo, g_lo = None, 0.0
+    prev, g_prev = hi, g_hi
+    e = 0.97 * hi
+    while n_eval < _SEARCH_STEPS:      # downwards until g > 0
+        ge = g(e)
+        if ge > 0.0:
+            lo, g_lo = e, ge
             break
-        c = b - fb * (b - a) / (fb - fa)
-        c *= 1.0 + sign * 2e-5
-        if not (c > 0.0 and math.isfinite(c)):
+        hi, g_hi = e, ge
+        slope = (ge - g_prev) / (e - prev) if e != prev else 0.0
+        prev, g_prev = e, ge
+        step = ge / slope if slope < 0.0 and math.isfinite(ge) else math.inf
+        e = max(e - 1.05 * step, 0.5 * e) if math.isfinite(step) and step < 0.0 else 0.7 * e
+        if not e > 0.0:
             break
-        fc = f(c)
-        if ok(c, fc) and better(c):
-            best = c
-            if abs(fc) < 3e-3:
-                break
-        a, fa, b, fb = b, fb, c, fc
-    return best
+    if lo is None:
+        return hi if side == "pess" and hi < start else None
+    side_lo, side_hi = 0, 0   # (Illinois: halve the value of an end kept twice)
+    while n_eval < _SEARCH_STEPS and hi - lo > 1e-4 * hi \
+            and not (side == "pess" and g_hi > -3e-3):
+        wl = g_lo / (2.0 if side_lo >= 2 else 1.0)
+        wh = g_hi / (2.0 if side_hi >= 2 else 1.0)
+        c = lo + (hi - lo) * wl / (wl - wh) if math.isfinite(wh) and wl != wh \
+            else 0.5 * (lo + hi)
+        c = min(max(c, lo + 0.01 * (hi - lo)), hi - 0.01 * (hi - lo))
+        gc = g(c)
+        if gc > 0.0:
+            lo, g_lo, side_lo, side_hi = c, gc, 0, side_hi + 1
+        else:
+            hi, g_hi, side_hi, side_lo = c, gc, 0, side_lo + 1
+    return hi if side == "pess" else lo
