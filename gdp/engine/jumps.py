@@ -35,9 +35,12 @@ a garbling): the other side's lattice law balances each half-cell with its neigh
 law that stops dead at a leaves the top half-cell with no lender, which pushed the bulk a
 whole step down in every factor (measured: 7.6e-6 of the Q-mass lost per factor).
 
-ε is found by a secant search on :math:`\log\delta` from the ordinary answer (a handful of
-profile values); only a value whose bound is certified is returned, and the caller keeps
-the better of it and the ordinary answer, so no answer gets worse.
+δ at a given ε is the bound itself (:meth:`JumpSplit.bound`, the cut set for the ordinary
+answer's δ and, where the split's is below half of that, once more for its own). ε at a
+given δ comes from a bracketing search on :math:`\log\delta` downwards from the ordinary
+answer (:func:`split_epsilon`: a dozen profile values at most, most of them from frames
+already built); only a value whose bound is certified is returned. The caller keeps the
+better of it and the ordinary answer on each side, so no answer gets worse.
 
 Imports: the ground floor, :mod:`gdp.core` and :mod:`gdp.engine.laws`.
 """

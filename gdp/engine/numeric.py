@@ -1022,47 +1022,92 @@ class _Engine:
             out[ii] = v
         return out.reshape(x.shape)
 
+    def _jump_parts(self, target: float, below: float) -> tuple[Any, Callable] | None:
+        """The split of this power of one factor by its number of jumps
+        (:mod:`gdp.engine.jumps`) for answers near δ = ``target`` and ε below ``below``,
+        with a function giving its two parts' profiles ``(bulk, jump term)`` at an ε on a
+        side (each part an engine of its own); None where the split does not apply."""
+        fa = self._factors[1][0]
+        if not (len(self.groups) == 1 and fa.pess is fa.opt):
+            return None
+        key = ("jump-split", target, below)
+        if key not in self._memo:
+            sp = jump_split(fa.pess, fa.n, target, below)
+            if sp is None:
+                self._memo[key] = None
+            else:
+                bulk = _Engine([(sp.bulk, sp.n)], self.acc)
+                jump = _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1)], self.acc)
+
+                def profiles(side: str, eps: float) -> tuple[float, float]:
+                    x = np.array([eps])
+                    return (float(bulk.answer(side, 1, "delta", x)[0]),
+                            float(jump.answer(side, 1, "delta", x)[0]))
+
+                self._memo[key] = (sp, profiles)
+        return self._memo[key]
+
     def jump_eps(self, side: str, delta: float, ordinary: float) -> float:
         """Order 1's ε at ``delta`` on one side: the better of ``ordinary`` (this engine's
         own answer there) and the split of a power of one factor by its number of jumps
-        (:mod:`gdp.engine.jumps`), for δ below ``_JUMPS_BELOW``; ``ordinary`` where the
-        split does not apply or certifies nothing better. The other side's search starts
-        from the sound side's answer."""
+        (:meth:`_jump_parts`), for δ below ``_JUMPS_BELOW``; ``ordinary`` where the split
+        does not apply or certifies nothing better. The other side's search starts from
+        the sound side's answer, and runs only where the sound side gained (elsewhere the
+        split's lower end was no better than the ordinary one, measured, and cost as much
+        again)."""
         key = ("jumps", side, delta)
         if key in self._memo:
             return self._memo[key]
         out = ordinary
-        fa = self._factors[1][0]
         if side == "opt" and ("jumps", "pess", delta) not in self._memo:
             self.jump_eps("pess", delta, float(self._sound_eps(1, np.array([delta]))[0]))
-        # (the other side only where the sound side gained: elsewhere the split's lower end
-        # is no better than the ordinary one, measured, and costs as much again)
-        if len(self.groups) == 1 and delta < _JUMPS_BELOW and fa.pess is fa.opt and (
-                side == "pess" or self._memo.get(("jumps-gained", delta), False)):
-            skey = ("jump-split", delta)
-            if skey not in self._memo:
-                sound = self._memo.get(("jumps", "pess", delta), ordinary)
-                self._memo[skey] = jump_split(fa.pess, fa.n, delta, sound)
-            sp = self._memo[skey]
-            if sp is not None:
-                ekey = ("jump-engines", delta)
-                if ekey not in self._memo:
-                    self._memo[ekey] = (_Engine([(sp.bulk, sp.n)], self.acc),
-                                        _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1)], self.acc))
-                bulk, jump = self._memo[ekey]
+        sound = self._memo.get(("jumps-ordinary", delta), ordinary)
+        parts = self._jump_parts(delta, sound) if delta < _JUMPS_BELOW and (
+            side == "pess" or self._memo.get(("jumps-gained", delta), False)) else None
+        if parts is not None:
+            sp, profiles = parts
+            start = ordinary if side == "pess" else self._memo[("jumps", "pess", delta)]
+            v = split_epsilon(sp, delta, side, start, profiles)
+            if v is not None:
+                out = min(out, v) if side == "pess" else max(out, v)
+        if side == "pess":
+            self._memo[("jumps-gained", delta)] = out < ordinary
+            self._memo[("jumps-ordinary", delta)] = ordinary
+        self._memo[key] = out
+        return out
 
-                def profiles(s: str, eps: float) -> tuple[float, float]:
-                    x = np.array([eps])
-                    return (float(bulk.answer(s, 1, "delta", x)[0]),
-                            float(jump.answer(s, 1, "delta", x)[0]))
-
-                start = ordinary if side == "pess" else \
-                    self._memo.get(("jumps", "pess", delta), ordinary)
-                v = split_epsilon(sp, delta, side, start, profiles)
-                if v is not None:
-                    out = min(out, v) if side == "pess" else max(out, v)
-                if side == "pess":
-                    self._memo[("jumps-gained", delta)] = out < ordinary
+    def jump_delta(self, side: str, eps: float, ordinary: float) -> float:
+        """Order 1's δ at ``eps`` on one side: the better of ``ordinary`` and the bound of
+        the split by the number of jumps (:meth:`_jump_parts`, its cut set for δ at the
+        sound side's answer, then once more for the split's own where that is below half
+        of it: the two-jump bound R is 1e-3 of the δ the cut was set for), where the sound
+        answer is below ``_JUMPS_BELOW``; the other side only where the sound side
+        gained."""
+        key = ("jumps-d", side, eps)
+        if key in self._memo:
+            return self._memo[key]
+        if not ordinary < _JUMPS_BELOW:  # (the sound answer is at least the lower end)
+            return ordinary
+        if side == "opt" and ("jumps-d", "pess", eps) not in self._memo:
+            self.jump_delta("pess", eps, float(self.answer("pess", 1, "delta",
+                                                           np.array([eps]))[0]))
+        out = ordinary
+        targets = [ordinary] if side == "pess" else \
+            list(self._memo.get(("jumps-d-targets", eps), []))
+        used: list[float] = []
+        while targets and 0.0 < targets[0] < _JUMPS_BELOW:
+            target = targets.pop(0)
+            parts = self._jump_parts(target, eps)
+            if parts is None:
+                break
+            used.append(target)
+            sp, profiles = parts
+            v = sp.bound(side, *profiles(side, eps))
+            out = min(out, v) if side == "pess" else max(out, v)
+            if side == "pess" and len(used) == 1 and v < 0.5 * target:
+                targets.append(v)
+        if side == "pess":
+            self._memo[("jumps-d-targets", eps)] = used if out < ordinary else []
         self._memo[key] = out
         return out
 
@@ -1926,6 +1971,9 @@ def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
     if kind == "eps" and len(e.groups) == 1:
         for i in np.flatnonzero(flat < _JUMPS_BELOW).tolist():
             a[i] = e.jump_eps(side, float(flat[i]), float(a[i]))
+    elif len(e.groups) == 1:
+        for i in range(flat.size):
+            a[i] = e.jump_delta(side, float(flat[i]), float(a[i]))
     moment = e.moment_eps if kind == "eps" else e.moment_delta
     b = np.full(flat.shape, -np.inf)
     rest = [i for i, (xi, ai) in enumerate(zip(flat.tolist(), a.tolist(), strict=True))

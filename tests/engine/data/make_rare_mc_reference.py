@@ -41,7 +41,7 @@ estimated). Checked on p = 1 (the Gaussian :math:`G_{\mu\sqrt T}`, exact δ): at
 
 Writes ``rare_mc_reference.json`` next to this script (provenance in the file); used by
 ``tests/engine/test_rare_mc_oracle.py``. Run ``python
-tests/engine/data/make_rare_mc_reference.py`` (about five minutes).
+tests/engine/data/make_rare_mc_reference.py`` (about ten minutes).
 """
 
 from __future__ import annotations
@@ -70,6 +70,14 @@ CONFIGS = [  # sigma, p, steps, epsilons, samples
     # round-off dominates worked in extended precision
     (0.7915013370863916, 2.514402862746131e-06, 1108, [0.0197, 0.025], 400_000),
 ]
+# sigma, p, steps, epsilons, samples: the mixture proposal over many steps, in batches of
+# LONG_BATCH_CELLS coordinates (the samples' rows are drawn as in CONFIGS)
+LONG = [
+    # the rare-jump family (gdp.engine.jumps): delta about 1e-14 and 1e-15; the engine's
+    # ordinary bracket at delta = 1e-15 was [0.0354, 0.0403], the split's [0.03551, 0.03555]
+    (1 / 1.2, 3e-6, 10_000, [0.031, 0.0355], 200_000),
+]
+LONG_BATCH_CELLS = 20_000_000
 # sigma, p, steps, epsilons (the tilt from the first), samples: the tilted proposal
 TILTED = [
     # dp-accounting's optimistic eps at 1e-4 (1694.163 at delta 1.032e-5) is above the truth
@@ -82,9 +90,10 @@ GRID = (-12.0, 40.0, 2_000_000)
 SEED = 20261123
 
 
-def estimate(sigma: float, p: float, steps: int, eps: float, n: int, seed: int
-             ) -> tuple[float, float]:
-    """Importance-sampled estimate of the first order's δ(ε) and its standard error."""
+def estimate(sigma: float, p: float, steps: int, eps: float, n: int, seed: int,
+             batch: int = BATCH) -> tuple[float, float]:
+    """Importance-sampled estimate of the first order's δ(ε) and its standard error
+    (``batch`` samples at a time)."""
     mu = 1.0 / sigma
     lq1, lp = math.log1p(-p), math.log(p)
     x_star = (math.log((math.expm1(eps) + p) / p) + 0.5 * mu * mu) / mu
@@ -93,7 +102,7 @@ def estimate(sigma: float, p: float, steps: int, eps: float, n: int, seed: int
     tot = tot2 = 0.0
     done = 0
     while done < n:
-        b = min(BATCH, n - done)
+        b = min(batch, n - done)
         x = rng.standard_normal((b, steps))
         shifted = rng.random(b) < 0.5
         j = rng.integers(0, steps, b)
@@ -177,6 +186,14 @@ def main() -> None:
         for i, e in enumerate(epss):
             _second_order_is_zero(p, t, e)
             d, se = estimate(s, p, t, e, n, SEED + 100 * k + i)
+            recs.append(dict(sigma=s, p=p, steps=t, eps=e, delta=d, se=se, samples=n,
+                             proposal="mixture"))
+            print(recs[-1], flush=True)
+    for k, (s, p, t, epss, n) in enumerate(LONG):
+        for i, e in enumerate(epss):
+            _second_order_is_zero(p, t, e)
+            d, se = estimate(s, p, t, e, n, SEED + 5000 + 100 * k + i,
+                             batch=max(1, LONG_BATCH_CELLS // t))
             recs.append(dict(sigma=s, p=p, steps=t, eps=e, delta=d, se=se, samples=n,
                              proposal="mixture"))
             print(recs[-1], flush=True)
