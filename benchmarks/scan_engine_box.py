@@ -40,6 +40,7 @@ shared machine under ``nice``; a full scan takes minutes to an hour, depending o
 
     nice -n 10 python benchmarks/scan_engine_box.py --n 320
     nice -n 10 python benchmarks/scan_engine_box.py --question delta --n 320
+    nice -n 10 python benchmarks/scan_engine_box.py --region rare-jumps --n 40
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ import gdp
 
 BOX = dict(sigma=(0.4, 10.0), p=(1e-6, 1.0), steps=(1.0, 1e7), delta=(1e-15, 1e-2),
            eps=(0.01, 30.0))
+# the corner of the box where one rarely sampled step's jump sets ε at tiny δ (the split of
+# gdp.engine.jumps), which the whole box draws too rarely to see: ``--region rare-jumps``
+RARE_JUMPS = dict(sigma=(0.6, 1.2), p=(1e-6, 1e-5), steps=(1e4, 1e7), delta=(1e-15, 1e-12),
+                  eps=(0.01, 0.3))
+REGIONS = {"box": BOX, "rare-jumps": RARE_JUMPS}
 
 
 class Question(abc.ABC):
@@ -183,9 +189,9 @@ class DeltaAtEps(Question):
 QUESTIONS = {q.name: q for q in (EpsilonAtDelta(), DeltaAtEps())}
 
 
-def configurations(n: int, seed: int = 20261123,
-                   given: str = "delta") -> list[tuple[float, float, int, float]]:
-    """``n`` seeded configurations (σ, p, T, x), each coordinate log-uniform over the box.
+def configurations(n: int, seed: int = 20261123, given: str = "delta",
+                   region: str = "box") -> list[tuple[float, float, int, float]]:
+    """``n`` seeded configurations (σ, p, T, x), each coordinate log-uniform over a region.
 
     Parameters
     ----------
@@ -196,12 +202,15 @@ def configurations(n: int, seed: int = 20261123,
     given : str
         The key in ``BOX`` of the fourth coordinate x, the value the question is asked at
         (``"delta"`` or ``"eps"``); σ, p and T do not depend on it.
+    region : str
+        A key of ``REGIONS``: the whole box (default) or its rare-jump corner.
 
     Returns
     -------
     list of tuple
         The configurations (sigma, p, steps, x), in the order drawn.
     """
+    box = REGIONS[region]
     rng = np.random.default_rng(seed)
 
     def draw(lo: float, hi: float) -> float:
@@ -209,10 +218,10 @@ def configurations(n: int, seed: int = 20261123,
 
     out = []
     for _ in range(n):
-        sigma = draw(*BOX["sigma"])
-        p = min(draw(*BOX["p"]), 1.0)
-        steps = min(max(1, int(round(draw(*BOX["steps"])))), int(BOX["steps"][1]))
-        x = draw(*BOX[given])
+        sigma = draw(*box["sigma"])
+        p = min(draw(*box["p"]), 1.0)
+        steps = min(max(1, int(round(draw(*box["steps"])))), int(box["steps"][1]))
+        x = draw(*box[given])
         out.append((sigma, p, steps, x))
     return out
 
@@ -359,6 +368,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="epsilon: ε at a drawn δ; delta: δ at a drawn ε")
     ap.add_argument("--n", type=int, default=320, help="number of configurations")
     ap.add_argument("--seed", type=int, default=20261123)
+    ap.add_argument("--region", choices=tuple(REGIONS), default="box",
+                    help="box: the whole practical box; rare-jumps: sigma in [0.6, 1.2], "
+                         "p in [1e-6, 1e-5], T in [1e4, 1e7], delta in [1e-15, 1e-12] "
+                         "(eps in [0.01, 0.3])")
     ap.add_argument("--limit", type=float, default=20.0,
                     help="seconds per configuration (both calls)")
     ap.add_argument("--memory", type=float, default=4.0, help="GiB per child; 0: no cap")
@@ -372,6 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     memory = int(args.memory * (1 << 30)) if args.memory > 0 else None
     mp.set_start_method("fork", force=True)
     asked = "" if question is QUESTIONS["epsilon"] else f" question={question.name}"
+    asked += "" if args.region == "box" else f" region={args.region}"
     print(f"gdp from {os.path.dirname(gdp.__file__)};{asked} n={args.n} seed={args.seed} "
           f"limit={args.limit:g}s; load {os.getloadavg()}", flush=True)
     # first-use loads, untimed
@@ -380,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     flagged: dict[str, list[str]] = {c: [] for c in question.categories}
     t_sound, t_bracket, n_flagged = [], [], 0
     t_start = time.perf_counter()
-    for i, cfg in enumerate(configurations(args.n, args.seed, question.given)):
+    for i, cfg in enumerate(configurations(args.n, args.seed, question.given, args.region)):
         rec = run_one(cfg, question, args.limit, memory)
         if rec["t_sound"] is not None:
             t_sound.append(rec["t_sound"])
