@@ -87,3 +87,15 @@ def test_split_leaves_frequent_sampling_alone(monkeypatch):
     monkeypatch.setattr(numeric, "_JUMPS_BELOW", 0.0)
     g = gdp.dpsgd(sigma=0.7, p=1e-3, steps=1000)
     assert got == tuple(map(float, g.epsilon_bounds(1e-13)))
+
+
+def test_cut_is_tried_where_the_ordinary_answer_is_far_above_the_truth():
+    # sigma = 1/1.2, p = 3e-6, 10^7 steps, delta = 1e-15: the ordinary sound answer 0.4846
+    # is four times the split's (0.1239); the cut (0.0265) is 5.5% of it and must be tried.
+    # A cut beyond half the answer is not (the jumps then matter only as their mass).
+    from gdp.sampling.subsampling import SubsampledLaw
+    law = SubsampledLaw(GaussianLaw(1.2), 3e-6)
+    sp = jump_split(law, 10_000_000, 1e-15, 0.4846)
+    assert sp is not None and 0.02 < sp.a < 0.03
+    assert sp.n * (sp.n - 1) / 2 * (sp.m + sp.em) ** 2 <= 1e-3 * 1e-15 * (1 + 1e-12)
+    assert jump_split(law, 10_000_000, 1e-15, 0.04) is None
