@@ -315,8 +315,9 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
         hi, g_hi = e, ge
         slope = (ge - g_prev) / (e - prev) if e != prev else 0.0
         prev, g_prev = e, ge
+        # (g < 0 here and rises as ε falls: the secant's root lies at e - g/slope < e)
         step = ge / slope if slope < 0.0 and math.isfinite(ge) else math.inf
-        e = max(e - 1.05 * step, 0.5 * e) if math.isfinite(step) and step < 0.0 else 0.7 * e
+        e = max(e - 1.05 * step, 0.5 * e) if math.isfinite(step) and step > 0.0 else 0.7 * e
         if not e > 0.0:
             break
     if lo is None:
