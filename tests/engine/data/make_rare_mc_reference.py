@@ -73,7 +73,7 @@ CONFIGS = [  # sigma, p, steps, epsilons, samples
 # sigma, p, steps, epsilons, samples: the mixture proposal over many steps, in batches of
 # LONG_BATCH_CELLS coordinates (the samples' rows are drawn as in CONFIGS)
 LONG = [
-    # the rare-jump family (gdp.engine.jumps): delta about 1e-14 and 1e-15; the engine's
+    # the rare-jump family (gdp.engine.jumps): delta about 2.4e-15 and 1.0e-15; the engine's
     # ordinary bracket at delta = 1e-15 was [0.0354, 0.0403], the split's [0.03551, 0.03555]
     (1 / 1.2, 3e-6, 10_000, [0.031, 0.0355], 200_000),
 ]
