@@ -50,10 +50,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .._numerics import EPS
+from .._numerics import EPS, bisect_bracket
 from ..core.tradeoff import Bracketed, TradeOff
 from .laws import Law
 
@@ -255,19 +256,13 @@ def jump_split(law: Law, n: int, delta: float, below: float) -> JumpSplit | None
         _, Q, _, EQ = law.cells(np.array([t, np.inf]))
         return float(Q[0]), float(EQ[0])
 
+    def low_enough(t: Any) -> bool:  # (Q[L > t] decreases in t)
+        return sum(above(float(t))) <= target
+
     lo, hi = _LOWEST_CUT * below, 0.5 * below
-    if not sum(above(hi)) <= target or sum(above(lo)) <= target:
+    if not low_enough(hi) or low_enough(lo):
         return None
-    for _ in range(60):  # (bisection on the loss: Q[L > t] decreases in t)
-        mid = 0.5 * (lo + hi)
-        q, e = above(mid)
-        if q + e <= target:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo <= 1e-6 * hi:
-            break
-    a = hi
+    a = float(bisect_bracket(low_enough, lo, hi, rtol=1e-6)[1])
     m, em = above(a)
     if not (m > 0.0 and em < 0.5 * m):
         return None

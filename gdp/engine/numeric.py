@@ -1069,7 +1069,8 @@ class _Engine:
         out = ordinary
         if side == "opt" and ("jumps", "pess", delta) not in self._memo:
             self.jump_eps("pess", delta, float(self._sound_eps(1, np.array([delta]))[0]))
-        sound = self._memo.get(("jumps-ordinary", delta), ordinary)
+        sound = ordinary if side == "pess" else \
+            float(self._sound_eps(1, np.array([delta]))[0])
         parts = self._jump_parts(delta, sound) if delta < _JUMPS_BELOW and (
             side == "pess" or self._memo.get(("jumps-gained", delta), False)) else None
         if parts is not None:
@@ -1080,7 +1081,6 @@ class _Engine:
                 out = min(out, v) if side == "pess" else max(out, v)
         if side == "pess":
             self._memo[("jumps-gained", delta)] = out < ordinary
-            self._memo[("jumps-ordinary", delta)] = ordinary
         self._memo[key] = out
         return out
 
