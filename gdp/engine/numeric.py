@@ -984,14 +984,27 @@ class _Engine:
             out[i] = self._memo[key]
         return out
 
-    def _answer(self, side: str, order: int, kind: str, x: np.ndarray) -> np.ndarray:
-        """:meth:`answer` in this engine's own frames."""
+    def deltas_in_plan(self, side: str, order: int, at: float, x: np.ndarray
+                       ) -> np.ndarray:
+        """This side's δ at each ε of ``x``, all in the frames planned for δ at ε = ``at``
+        (each answer a bound on its side, as in any frame): for a search's nearby values,
+        whose own plans would each build a frame of their own (a step quantised a notch
+        finer or coarser)."""
+        if self.tight:  # (a tight engine's δ questions are its twin's: _routed)
+            return self.twin.deltas_in_plan(side, order, at, x)
+        return self._answer(side, order, "delta", x, plan_at=at)
+
+    def _answer(self, side: str, order: int, kind: str, x: np.ndarray,
+                plan_at: float | None = None) -> np.ndarray:
+        """:meth:`answer` in this engine's own frames; with ``plan_at``, every question in
+        the frames planned for that value (:meth:`deltas_in_plan`)."""
         x = np.asarray(x, dtype=float)
         flat = x.reshape(-1)
         out = np.empty(flat.shape)
         groups: dict[Any, list[int]] = {}
         for i, v in enumerate(flat.tolist()):
-            groups.setdefault(self._plan_key(order, kind, v), []).append(i)
+            at = v if plan_at is None else plan_at
+            groups.setdefault(self._plan_key(order, kind, at), []).append(i)
         for key, idx in groups.items():
             ii = np.array(idx)
             if key[0] == "trivial":
@@ -1033,8 +1046,9 @@ class _Engine:
     def _jump_parts(self, target: float, below: float) -> tuple[Any, Callable] | None:
         """The split of this power of one factor by its number of jumps
         (:mod:`gdp.engine.jumps`) for answers near δ = ``target`` and ε below ``below``,
-        with a function giving its two parts' profiles ``(bulk, jump term)`` at an ε on a
-        side (each part an engine of its own); None where the split does not apply."""
+        with a function giving its two parts' profiles ``(bulk, jump term)`` on a side at
+        a list of ε, all in the frames planned for the first (each part an engine of its
+        own, :meth:`deltas_in_plan`); None where the split does not apply."""
         fa = self._factors[1][0]
         if not (len(self.groups) == 1 and fa.pess is fa.opt):
             return None
@@ -1047,10 +1061,11 @@ class _Engine:
                 bulk = _Engine([(sp.bulk, sp.n)], self.acc)
                 jump = _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1)], self.acc)
 
-                def profiles(side: str, eps: float) -> tuple[float, float]:
-                    x = np.array([eps])
-                    return (float(bulk.answer(side, 1, "delta", x)[0]),
-                            float(jump.answer(side, 1, "delta", x)[0]))
+                def profiles(side: str, eps: Sequence[float]
+                             ) -> tuple[np.ndarray, np.ndarray]:
+                    x = np.asarray(eps, dtype=float)
+                    return (bulk.deltas_in_plan(side, 1, x[0], x),
+                            jump.deltas_in_plan(side, 1, x[0], x))
 
                 self._memo[key] = (sp, profiles)
         return self._memo[key]
@@ -1110,7 +1125,7 @@ class _Engine:
                 break
             used.append(target)
             sp, profiles = parts
-            v = sp.bound(side, *profiles(side, eps))
+            v = sp.bound(side, *(float(a[0]) for a in profiles(side, [eps])))
             out = min(out, v) if side == "pess" else max(out, v)
             if side == "pess" and len(used) == 1 and v < 0.5 * target:
                 targets.append(v)
