@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -109,6 +110,9 @@ _JUMPS_DELTA_BELOW = 1e-10
 # the box users ask about: on the seeded scans, most of the split's cost in δ questions went
 # to answers of 1e-25 to 1e-31)
 _JUMPS_FLOOR = 1e-17
+# the splits an engine keeps (each holds two engines of its own with their frames, tens of
+# megabytes at 10^7 steps); one asked again after it went is built again
+_SPLITS_KEPT = 4
 
 
 @dataclass(slots=True)
@@ -151,6 +155,9 @@ class _Engine:
         self._curves: dict[Any, LossCurve] = {}
         self._sound: dict[Any, _Level] = {}  # sound frames' levels (Chernoff bounds)
         self._memo: dict[Any, Any] = {}
+        # the splits by the number of jumps asked last, with their parts' engines
+        # (_jump_parts)
+        self._splits: OrderedDict[Any, Any] = OrderedDict()
         self._plans: dict[int, tuple[_KGF, list]] = {}
         self.tol = acc.tail_mass / max(self.ntot, 1) * 1e-3
         self.var = float(self.plan_kgf(1)(np.array([0.0]))[2][0])
@@ -1052,23 +1059,28 @@ class _Engine:
         fa = self._factors[1][0]
         if not (len(self.groups) == 1 and fa.pess is fa.opt):
             return None
-        key = ("jump-split", target, below)
-        if key not in self._memo:
-            sp = jump_split(fa.pess, fa.n, target, below)
-            if sp is None:
-                self._memo[key] = None
-            else:
-                bulk = _Engine([(sp.bulk, sp.n)], self.acc)
-                jump = _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1)], self.acc)
+        key = (target, below)
+        if key in self._splits:
+            self._splits.move_to_end(key)
+            return self._splits[key]
+        if ("no-split",) + key in self._memo:
+            return None
+        sp = jump_split(fa.pess, fa.n, target, below)
+        if sp is None:
+            self._memo[("no-split",) + key] = True
+            return None
+        bulk = _Engine([(sp.bulk, sp.n)], self.acc)
+        jump = _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1)], self.acc)
 
-                def profiles(side: str, eps: Sequence[float]
-                             ) -> tuple[np.ndarray, np.ndarray]:
-                    x = np.asarray(eps, dtype=float)
-                    return (bulk.deltas_in_plan(side, 1, x[0], x),
-                            jump.deltas_in_plan(side, 1, x[0], x))
+        def profiles(side: str, eps: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+            x = np.asarray(eps, dtype=float)
+            return (bulk.deltas_in_plan(side, 1, x[0], x),
+                    jump.deltas_in_plan(side, 1, x[0], x))
 
-                self._memo[key] = (sp, profiles)
-        return self._memo[key]
+        self._splits[key] = (sp, profiles)
+        if len(self._splits) > _SPLITS_KEPT:  # (the least recently asked goes)
+            self._splits.popitem(last=False)
+        return sp, profiles
 
     def jump_eps(self, side: str, delta: float, ordinary: float) -> float:
         """Order 1's ε at ``delta`` on one side: the better of ``ordinary`` (this engine's
