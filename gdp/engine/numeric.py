@@ -110,9 +110,10 @@ _JUMPS_DELTA_BELOW = 1e-10
 # the box users ask about: on the seeded scans, most of the split's cost in δ questions went
 # to answers of 1e-25 to 1e-31)
 _JUMPS_FLOOR = 1e-17
-# the splits an engine keeps (each holds two engines of its own with their frames, tens of
-# megabytes at 10^7 steps); one asked again after it went is built again
-_SPLITS_KEPT = 4
+# the splits an engine keeps (each holds two engines of its own with their frames, about
+# 110 MB at 10^7 steps, measured); one asked again after it went is built again (a
+# bracket asks one split on both sides)
+_SPLITS_KEPT = 2
 
 
 @dataclass(slots=True)
@@ -1053,9 +1054,9 @@ class _Engine:
     def _jump_parts(self, target: float, below: float) -> tuple[Any, Callable] | None:
         """The split of this power of one factor by its number of jumps
         (:mod:`gdp.engine.jumps`) for answers near δ = ``target`` and ε below ``below``,
-        with a function giving its two parts' profiles ``(bulk, jump term)`` on a side at
-        a list of ε, all in the frames planned for the first (each part an engine of its
-        own, :meth:`deltas_in_plan`); None where the split does not apply."""
+        with its two parts' profiles ``(bulk, jump term)``, each a function giving δ on a
+        side at a list of ε, all in the frames planned for the first (each part an engine
+        of its own, :meth:`deltas_in_plan`); None where the split does not apply."""
         fa = self._factors[1][0]
         if not (len(self.groups) == 1 and fa.pess is fa.opt):
             return None
@@ -1072,15 +1073,17 @@ class _Engine:
         bulk = _Engine([(sp.bulk, sp.n)], self.acc)
         jump = _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1)], self.acc)
 
-        def profiles(side: str, eps: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-            x = np.asarray(eps, dtype=float)
-            return (bulk.deltas_in_plan(side, 1, x[0], x),
-                    jump.deltas_in_plan(side, 1, x[0], x))
+        def profile(engine: _Engine) -> Callable[[str, Sequence[float]], np.ndarray]:
+            def at(side: str, eps: Sequence[float]) -> np.ndarray:
+                x = np.asarray(eps, dtype=float)
+                return engine.deltas_in_plan(side, 1, float(x[0]), x)
+            return at
 
-        self._splits[key] = (sp, profiles)
+        out = (sp, (profile(bulk), profile(jump)))
+        self._splits[key] = out
         if len(self._splits) > _SPLITS_KEPT:  # (the least recently asked goes)
             self._splits.popitem(last=False)
-        return sp, profiles
+        return out
 
     def jump_eps(self, side: str, delta: float, ordinary: float) -> float:
         """Order 1's ε at ``delta`` on one side: the better of ``ordinary`` (this engine's
@@ -1103,7 +1106,9 @@ class _Engine:
         if parts is not None:
             sp, profiles = parts
             start = ordinary if side == "pess" else self._memo[("jumps", "pess", delta)]
-            v = split_epsilon(sp, delta, side, start, profiles)
+            # (the sound side's split is not tried where it could gain under half of rtol)
+            v = split_epsilon(sp, delta, side, start, profiles,
+                              least=0.5 * self.acc.rtol * start)
             if v is not None:
                 out = min(out, v) if side == "pess" else max(out, v)
         if side == "pess":
@@ -1137,7 +1142,7 @@ class _Engine:
                 break
             used.append(target)
             sp, profiles = parts
-            v = sp.bound(side, *(float(a[0]) for a in profiles(side, [eps])))
+            v = sp.bound(side, *(float(at(side, [eps])[0]) for at in profiles))
             out = min(out, v) if side == "pess" else max(out, v)
             if side == "pess" and len(used) == 1 and v < 0.5 * target:
                 targets.append(v)
