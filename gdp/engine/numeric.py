@@ -992,27 +992,36 @@ class _Engine:
             out[i] = self._memo[key]
         return out
 
-    def deltas_in_plan(self, side: str, order: int, at: float, x: np.ndarray
-                       ) -> np.ndarray:
+    def deltas_in_plan(self, side: str, order: int, at: float, x: np.ndarray,
+                       scale: float = 1.0) -> np.ndarray:
         """This side's δ at each ε of ``x``, all in the frames planned for δ at ε = ``at``
         (each answer a bound on its side, as in any frame): for a search's nearby values,
         whose own plans would each build a frame of their own (a step quantised a notch
-        finer or coarser)."""
+        finer or coarser). With ``scale``, the frames of that many times the planned step
+        (quantised), where the factors' windows allow it."""
         if self.tight:  # (a tight engine's δ questions are its twin's: _routed)
-            return self.twin.deltas_in_plan(side, order, at, x)
-        return self._answer(side, order, "delta", x, plan_at=at)
+            return self.twin.deltas_in_plan(side, order, at, x, scale)
+        plan = self._plan_key(order, "delta", at)
+        if scale != 1.0 and plan[0] != "trivial":
+            h = self._align(_quantise(scale * plan[0], self.h0, _STEPS_PER_OCTAVE))
+            try:
+                self._windows(h, order, plan[1], cap=_FACTOR_CAP)
+                plan = (h, plan[1])
+            except ValueError:
+                pass
+        return self._answer(side, order, "delta", x, plan=plan)
 
     def _answer(self, side: str, order: int, kind: str, x: np.ndarray,
-                plan_at: float | None = None) -> np.ndarray:
-        """:meth:`answer` in this engine's own frames; with ``plan_at``, every question in
-        the frames planned for that value (:meth:`deltas_in_plan`)."""
+                plan: Any = None) -> np.ndarray:
+        """:meth:`answer` in this engine's own frames; with ``plan`` (a step and tilt),
+        every question in the frames of that plan (:meth:`deltas_in_plan`)."""
         x = np.asarray(x, dtype=float)
         flat = x.reshape(-1)
         out = np.empty(flat.shape)
         groups: dict[Any, list[int]] = {}
         for i, v in enumerate(flat.tolist()):
-            at = v if plan_at is None else plan_at
-            groups.setdefault(self._plan_key(order, kind, at), []).append(i)
+            groups.setdefault(self._plan_key(order, kind, v) if plan is None else plan,
+                              []).append(i)
         for key, idx in groups.items():
             ii = np.array(idx)
             if key[0] == "trivial":
@@ -1055,8 +1064,9 @@ class _Engine:
         """The split of this power of one factor by its number of jumps
         (:mod:`gdp.engine.jumps`) for answers near δ = ``target`` and ε below ``below``,
         with its two parts' profiles ``(bulk, jump term)``, each a function giving δ on a
-        side at a list of ε, all in the frames planned for the first (each part an engine
-        of its own, :meth:`deltas_in_plan`); None where the split does not apply."""
+        side at a list of ε, all in the frames planned for the first, optionally at a
+        multiple of their step (each part an engine of its own, :meth:`deltas_in_plan`);
+        None where the split does not apply."""
         fa = self._factors[1][0]
         if not (len(self.groups) == 1 and fa.pess is fa.opt):
             return None
@@ -1073,10 +1083,10 @@ class _Engine:
         bulk = _Engine([(sp.bulk, sp.n)], self.acc)
         jump = _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1)], self.acc)
 
-        def profile(engine: _Engine) -> Callable[[str, Sequence[float]], np.ndarray]:
-            def at(side: str, eps: Sequence[float]) -> np.ndarray:
+        def profile(engine: _Engine) -> Callable[..., np.ndarray]:
+            def at(side: str, eps: Sequence[float], scale: float = 1.0) -> np.ndarray:
                 x = np.asarray(eps, dtype=float)
-                return engine.deltas_in_plan(side, 1, float(x[0]), x)
+                return engine.deltas_in_plan(side, 1, float(x[0]), x, scale)
             return at
 
         out = (sp, (profile(bulk), profile(jump)))
@@ -1106,9 +1116,7 @@ class _Engine:
         if parts is not None:
             sp, profiles = parts
             start = ordinary if side == "pess" else self._memo[("jumps", "pess", delta)]
-            # (the sound side's split is not tried where it could gain under half of rtol)
-            v = split_epsilon(sp, delta, side, start, profiles,
-                              least=0.5 * self.acc.rtol * start)
+            v = split_epsilon(sp, delta, side, start, profiles, tol=self.acc.rtol * start)
             if v is not None:
                 out = min(out, v) if side == "pess" else max(out, v)
         if side == "pess":

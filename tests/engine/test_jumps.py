@@ -23,12 +23,14 @@ def _split_bracket(law, n, delta, start):
     bulk = _Engine([(sp.bulk, n)], Accuracy())
     jump = _Engine([(sp.jump, 1), (sp.bulk, n - 1)], Accuracy())
 
-    profiles = tuple((lambda side, eps, e=e: e.deltas_in_plan(side, 1, eps[0],
-                                                              np.asarray(eps)))
-                     for e in (bulk, jump))
+    def profile(e):
+        def at(side, eps, scale=1.0):
+            return e.deltas_in_plan(side, 1, eps[0], np.asarray(eps), scale)
+        return at
 
-    hi = split_epsilon(sp, delta, "pess", start, profiles)
-    lo = split_epsilon(sp, delta, "opt", hi, profiles)
+    profiles = (profile(bulk), profile(jump))
+    hi = split_epsilon(sp, delta, "pess", start, profiles, tol=1e-3 * start)
+    lo = split_epsilon(sp, delta, "opt", hi, profiles, tol=1e-3 * start)
     return sp, lo, hi
 
 
@@ -64,7 +66,7 @@ def test_search_lands_on_both_sides_of_a_known_root(rates, above):
     calls = []
 
     def part(k):
-        def at(side, eps):
+        def at(side, eps, scale=1.0):
             calls.append((side, k))
             return amp[k] * np.exp(-rates[k] * np.asarray(eps, dtype=float))
         return at
