@@ -59,7 +59,7 @@ from .._numerics import EPS, bisect_bracket
 from ..core.tradeoff import Bracketed, TradeOff
 from .laws import Law
 
-__all__ = ["RestrictedLaw", "JumpSplit", "jump_split", "split_epsilon"]
+__all__ = ["RestrictedLaw", "JumpSplit", "jump_split", "split_delta", "split_epsilon"]
 
 # the share of δ the regions of two jumps or more may take (R above)
 _TWO_JUMPS_SHARE = 1e-3
@@ -371,6 +371,37 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
         if not left > tol:
             break
     return best
+
+
+def split_delta(split: JumpSplit, side: str, eps: float,
+                profiles: tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]],
+                rtol: float) -> float:
+    r"""δ at ``eps`` from the split on one side (:meth:`JumpSplit.bound` of the parts'
+    profiles), with the jump term's step refined as for ε (:func:`split_epsilon`): at half
+    and then a quarter of the planned step while the jump term's share of δ, times
+    ``_JUMP_ERROR``, or the error left after the last move could exceed ``rtol`` of ε
+    in δ, i.e. ``rtol`` ε times the log-slope of the bound (from ``eps`` and 0.99 of it;
+    ``rtol`` of δ where ε is 0 or the slope is not negative). The best bound is
+    returned."""
+    bulk, jump = profiles
+    es = [eps, _NEAR * eps]
+    b, j = (f(side, es) for f in profiles)
+    v = split.bound(side, float(b[0]), float(j[0]))
+    below = split.bound(side, float(b[1]), float(j[1]))
+    tol = rtol
+    if eps > 0.0 and v > 0.0 and below > v:
+        tol = rtol * math.log(below / v) / (1.0 - _NEAR)
+    share = 1.0 - split.bound(side, float(b[0]), 0.0) / v if v > 0.0 else 0.0
+    if not share * _JUMP_ERROR > tol:
+        return v
+    for n in (1, 2):
+        w = split.bound(side, float(b[0]), float(jump(side, [eps], _JUMP_FINER ** n)[0]))
+        left = abs(math.log(w / v)) * _JUMP_FINER / (1.0 - _JUMP_FINER) \
+            if w > 0.0 and v > 0.0 else math.inf
+        v = min(v, w) if side == "pess" else max(v, w)
+        if not left > tol:
+            break
+    return v
 
 
 def _jump_move(split: JumpSplit, side: str, start: float, at: float,

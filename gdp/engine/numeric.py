@@ -66,7 +66,7 @@ from .fourier import (
     _window,
 )
 from .frames import _c, _Frame, _frame_curve, _log_moment_bound
-from .jumps import jump_split, split_epsilon
+from .jumps import JumpSplit, jump_split, split_delta, split_epsilon
 from .lattice import _charged_beyond, _disc_opt, _disc_pess, _Lat
 from .laws import InverseLaw, Law
 from .planning import (
@@ -1060,7 +1060,8 @@ class _Engine:
             out[ii] = v
         return out.reshape(x.shape)
 
-    def _jump_parts(self, target: float, below: float) -> tuple[Any, Callable] | None:
+    def _jump_parts(self, target: float, below: float
+                    ) -> tuple[JumpSplit, tuple[Callable[..., np.ndarray], ...]] | None:
         """The split of this power of one factor by its number of jumps
         (:mod:`gdp.engine.jumps`) for answers near δ = ``target`` and ε below ``below``,
         with its two parts' profiles ``(bulk, jump term)``, each a function giving δ on a
@@ -1128,9 +1129,10 @@ class _Engine:
         """Order 1's δ at ``eps`` on one side: the better of ``ordinary`` and the bound of
         the split by the number of jumps (:meth:`_jump_parts`, its cut set for δ at the
         sound side's answer, then once more for the split's own where that is below half
-        of it: the two-jump bound R is 1e-3 of the δ the cut was set for), where the sound
-        answer is in ``[_JUMPS_FLOOR, _JUMPS_DELTA_BELOW)``; the other side only where the sound
-        side gained."""
+        of it: the two-jump bound R is 1e-3 of the δ the cut was set for; the jump term's
+        step refined where it matters, :func:`~gdp.engine.jumps.split_delta`), where the
+        sound answer is in ``[_JUMPS_FLOOR, _JUMPS_DELTA_BELOW)``; the other side only where
+        the sound side gained."""
         key = ("jumps-d", side, eps)
         if key in self._memo:
             return self._memo[key]
@@ -1143,6 +1145,7 @@ class _Engine:
         targets = [ordinary] if side == "pess" else \
             list(self._memo.get(("jumps-d-targets", eps), []))
         used: list[float] = []
+        best = None  # (the split that answered best, refined once the cut is settled)
         while targets and _JUMPS_FLOOR <= targets[0] < _JUMPS_DELTA_BELOW:
             target = targets.pop(0)
             parts = self._jump_parts(target, eps)
@@ -1150,10 +1153,15 @@ class _Engine:
                 break
             used.append(target)
             sp, profiles = parts
-            v = sp.bound(side, *(float(at(side, [eps])[0]) for at in profiles))
+            v = split_delta(sp, side, eps, profiles, math.inf)
+            if _best(side, out, v) == v != out:
+                best = parts
             out = min(out, v) if side == "pess" else max(out, v)
             if side == "pess" and len(used) == 1 and v < 0.5 * target:
                 targets.append(v)
+        if best is not None:
+            v = split_delta(best[0], side, eps, best[1], self.acc.rtol)
+            out = min(out, v) if side == "pess" else max(out, v)
         if side == "pess":
             self._memo[("jumps-d-targets", eps)] = used if out < ordinary else []
         self._memo[key] = out
