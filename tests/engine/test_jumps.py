@@ -92,6 +92,31 @@ def test_search_lands_on_both_sides_of_a_known_root(rates, above):
             assert root * (1 - 3e-5) <= v <= root
 
 
+def test_sound_side_gives_up_without_the_jump_term_where_the_bulk_is_at_delta():
+    # the bulk alone reaches delta 2.5e-6 below the start (5e-5 of epsilon): the split could
+    # gain under half of tol there, and the jump term (a second, at 10^7 steps) is not asked
+    from gdp.engine.jumps import JumpSplit
+    n, delta, rate = 10**7, 1e-14, 400.0
+    m = math.sqrt(2e-3 * delta / (n * (n - 1)))
+    sp = JumpSplit(a=0.02, m=m, em=0.0, n=n, bulk=gdp.G_mu(1.0), jump=gdp.G_mu(1.0))
+    start = 0.05
+    amp = 0.998 * delta * math.exp(rate * start)   # (with R = 1e-3 delta: 0.999 delta)
+    asked = []
+
+    def bulk(side, eps, scale=1.0):
+        return amp * np.exp(-rate * np.asarray(eps, dtype=float))
+
+    def jump(side, eps, scale=1.0):
+        asked.append(side)
+        return np.full(len(eps), 1e-6)
+
+    assert split_epsilon(sp, delta, "pess", start, (bulk, jump), tol=1e-3 * start) is None
+    assert asked == []
+    # with tol 0 the split is tried (and the jump term asked)
+    split_epsilon(sp, delta, "pess", start, (bulk, jump), tol=0.0)
+    assert asked
+
+
 def test_restricted_parts_are_probabilities():
     law = GaussianLaw(0.3)
     a = 0.9
@@ -126,8 +151,8 @@ def test_rarely_sampled_power_at_tiny_delta_is_tight(monkeypatch):
 
 def test_jump_term_step_is_refined_where_it_moves_epsilon():
     # sigma = 1/1.2, p = 3e-6, 10,000 steps, delta = 1e-14: at the jump term's planned step
-    # the bracket was 0.19% wide ([0.024492, 0.024538]); refined, within 0.1% of rtol's
-    # reach, and still around the answer at the planned step's lower end
+    # the bracket was 0.19% wide ([0.024492, 0.024538]); refined, at most 0.1% wide and
+    # inside the old one
     h = gdp.dpsgd(sigma=1 / 1.2, p=3e-6, steps=10_000)
     lo, hi = map(float, h.epsilon_bounds(1e-14))
     assert hi - lo <= 1e-3 * hi
