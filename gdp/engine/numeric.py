@@ -1117,7 +1117,13 @@ class _Engine:
         if parts is not None:
             sp, profiles = parts
             start = ordinary if side == "pess" else self._memo[("jumps", "pess", delta)]
-            v = split_epsilon(sp, delta, side, start, profiles, tol=self.acc.rtol * start)
+            report: dict[str, bool] = {}
+            v = split_epsilon(sp, delta, side, start, profiles, tol=self.acc.rtol * start,
+                              refine=side == "pess" or
+                              self._memo.get(("jumps-refined", delta), False),
+                              report=report)
+            if side == "pess":
+                self._memo[("jumps-refined", delta)] = report.get("refined", False)
             if v is not None:
                 out = min(out, v) if side == "pess" else max(out, v)
         if side == "pess":
