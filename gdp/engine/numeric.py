@@ -1166,7 +1166,13 @@ class _Engine:
             if side == "pess" and len(used) == 1 and v < 0.5 * target:
                 targets.append(v)
         if best is not None:
-            v = split_delta(best[0], side, eps, best[1], self.acc.rtol)
+            report: dict[str, bool] = {}
+            v = split_delta(best[0], side, eps, best[1], self.acc.rtol,
+                            refine=side == "pess" or
+                            self._memo.get(("jumps-d-refined", eps), False),
+                            report=report)
+            if side == "pess":
+                self._memo[("jumps-d-refined", eps)] = report.get("refined", False)
             out = min(out, v) if side == "pess" else max(out, v)
         if side == "pess":
             self._memo[("jumps-d-targets", eps)] = used if out < ordinary else []
