@@ -403,19 +403,13 @@ def split_delta(split: JumpSplit, side: str, eps: float,
     finer step's bound is no better. The best bound is returned. ``refine`` and
     ``report`` as in :func:`split_epsilon` (the other side's bound at 10⁶ steps,
     ε = 0.0529, was lower at half the step and 11% higher at a quarter)."""
-    bulk, jump = profiles
-    es = [eps, _NEAR * eps]
-    b, j = (f(side, es) for f in profiles)
-    v = split.bound(side, float(b[0]), float(j[0]))
-    below = split.bound(side, float(b[1]), float(j[1]))
-    tol = rtol
-    if eps > 0.0 and v > 0.0 and below > v:
-        tol = rtol * math.log(below / v) / (1.0 - _NEAR)
-    share = 1.0 - split.bound(side, float(b[0]), 0.0) / v if v > 0.0 else 0.0
+    jump = profiles[1]
+    bulk, v, share, rise = _near_pair(split, side, eps, profiles)
+    tol = rtol * rise / (1.0 - _NEAR) if rise > 0.0 else rtol
     if not refine or not share * _JUMP_ERROR > tol:
         return v
     for n in (1, 2):
-        w = split.bound(side, float(b[0]), float(jump(side, [eps], _JUMP_FINER ** n)[0]))
+        w = split.bound(side, bulk, float(jump(side, [eps], _JUMP_FINER ** n)[0]))
         if side == "pess" and not w < v:  # (no better: as in split_epsilon)
             break
         if report is not None and (w < v if side == "pess" else w > v):
@@ -435,13 +429,25 @@ def _jump_move(split: JumpSplit, at: float,
     share s of the sound bound there times ``_JUMP_ERROR``, over the bound's log-slope
     :math:`|d\log\mathrm{bound}/d\varepsilon|` (from ``at`` and 0.99 of it, in the frames
     planned for ``at``); inf where the slope is not negative."""
-    es = [at, _NEAR * at]
-    b, j = (f("pess", es) for f in profiles)
-    top, low = (split.bound("pess", float(b[i]), float(j[i])) for i in (0, 1))
-    if not (top > 0.0 and low > top):
+    _, _, share, rise = _near_pair(split, "pess", at, profiles)
+    if not rise > 0.0:
         return math.inf
-    share = 1.0 - split.bound("pess", float(b[0]), 0.0) / top
-    return share * _JUMP_ERROR / (math.log(low / top) / ((1.0 - _NEAR) * at))
+    return share * _JUMP_ERROR / (rise / ((1.0 - _NEAR) * at))
+
+
+def _near_pair(split: JumpSplit, side: str, at: float,
+               profiles: tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]
+               ) -> tuple[float, float, float, float]:
+    """The parts asked at ``at`` and 0.99 of it, in the frames planned for ``at``: the
+    bulk's profile at ``at``, the bound there, the jump term's share of it (0 where the
+    bound is 0) and the log of the bound's rise to 0.99 of ``at`` (NaN where it does not
+    rise from a positive bound)."""
+    es = [at, _NEAR * at]
+    b, j = (f(side, es) for f in profiles)
+    top, low = (split.bound(side, float(b[i]), float(j[i])) for i in (0, 1))
+    share = 1.0 - split.bound(side, float(b[0]), 0.0) / top if top > 0.0 else 0.0
+    rise = math.log(low / top) if top > 0.0 and low > top else math.nan
+    return float(b[0]), top, share, rise
 
 
 def _search(split: JumpSplit, delta: float, side: str, start: float,
