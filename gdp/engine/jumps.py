@@ -71,12 +71,17 @@ _TOP_SLICE = 1.0 / 64.0
 _SEARCH_STEPS = 12
 # the second ε of an evaluation going down, as a share of the first (split_epsilon)
 _NEAR = 0.99
-# the factor by which the jump term's step is refined, once or twice (split_epsilon)
+# the factor by which the jump term's step is refined, at most _HALVINGS times
+# (split_epsilon, split_delta)
 _JUMP_FINER = 0.5
-# the largest relative error of the jump term's δ at its planned step (_jump_move): from
-# the planned step to a fifth of it, 3.7% on the sound side and 12% on the other at
-# σ = 1/1.2, p = 3e-6, 10⁶ steps, δ = 1e-14 (measured)
-_JUMP_ERROR = 0.25
+_HALVINGS = 3
+# the most halvings the other side takes where its lower end is still over 2 rtol below the
+# sound answer (split_epsilon)
+_HALVINGS_OTHER = 5
+# the largest relative error of the jump term's sound δ at its planned step (_jump_move):
+# from the planned step to an eighth of it, 0.5% to 204% at σ = 1/1.2, p = 3e-6, 10⁴ to
+# 10⁷ steps, δ = 1e-15 to 1e-12 (measured: 204% at 10⁷ steps, δ = 1e-12, 63% at 1e-15)
+_JUMP_ERROR = 2.0
 
 
 class RestrictedLaw(Law):
@@ -114,10 +119,23 @@ class RestrictedLaw(Law):
         return self.base._cellwise()
 
     def quantiles(self, tol):
-        ends = self.base.quantiles(tol * self.m)
-        return tuple(min(max(v, self.lo), self.hi) for v in ends)  # type: ignore[return-value]
+        # (the Q-upper end as low as the base can tell, :meth:`~gdp.engine.laws.Law.q_upper`:
+        # the jumps of a rarely sampled step at 10⁷ steps, δ = 1e-14, end at a loss of 1.45
+        # instead of 2.83, and at 0.61 with the jump term's share of the tolerance, where
+        # their frames hold a fifth of the points they held)
+        ql, qh, pl, ph = self.base.quantiles(tol * self.m)
+        qh = min(qh, self.base.q_upper(tol * self.m))
+        return tuple(min(max(v, self.lo), self.hi)  # type: ignore[return-value]
+                     for v in (ql, qh, pl, ph))
 
     def plan_atoms(self, m=2048):
+        if math.isinf(self.hi):
+            # (the jumps: the base's planning atoms end at its own quantiles at 1e-30,
+            # 2e-16 of the jumps' mass at 10⁶ steps, δ = 1e-14, where the frames' windows
+            # reach far lower; the tilt planned on them then sat where the frames' tilted
+            # law has run to its window's end, e^K = 350 times the planned, and every frame
+            # went to long double: the law's own cells, between its own quantiles)
+            return Law.plan_atoms(self, m)
         u, p, q = self.base.plan_atoms(m)
         k = (u > self.lo) & (u <= self.hi)
         return u[k], p[k] / self.m, q[k] / self.m
@@ -322,8 +340,8 @@ def _model_root(split: JumpSplit, side: str, target: float,
 
 def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
                   profiles: tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]],
-                  tol: float = 0.0, refine: bool = True,
-                  report: dict[str, bool] | None = None) -> float | None:
+                  rtol: float = 0.0, halvings: int | None = None,
+                  report: dict[str, int] | None = None) -> float | None:
     r"""ε at ``delta`` from the split, on one side: the sound side returns an ε whose
     bound :meth:`JumpSplit.bound` is at most δ, the other side one whose lower bound is
     above δ (so the true ε lies above it); None where the search certifies none.
@@ -331,95 +349,147 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
     ``profiles`` are the two parts' profiles, the bulk's and the jump term's: each
     ``(side, eps)`` gives δ at a list of ε, in the frames planned for the first; the jump
     term's takes a third argument, the frames' step as a multiple of the planned one. The
-    search (:func:`_search`) runs in the planned frames; then, where a finer step could
-    move the answer by over ``tol`` (``rtol`` times ε; :func:`_jump_move`: the jump term's
-    share of the bound times its largest error at the planned step, over the bound's
-    log-slope), again from its answer in the jump term's frames of ``_JUMP_FINER`` k
-    (1/2) of the step, and once more at k² where the error left is estimated over
-    ``tol`` (the other side where the sound side's share and slope at its answer say
-    so; the sound side stopping where a finer step's answer is no better); the best
-    answer is returned (each is a bound on its side). A δ question's
-    planned step does not refine, and the jump term's error is of the first order in it
-    (each of T rarely sampled bulks is narrower than the step), so the error left after a
-    move m from step h to kh is about :math:`m k/(1-k)`. At σ = 1/1.2, p = 3e-6, 2·10⁵
-    steps, δ = 1e-12 the bracket was 1.04% wide at the planned step, its sound end 0.4%
-    above the other end found so (0.07% wide); at 10⁶ steps, δ = 1e-14, 2.16% and 0.09%,
-    for 4.5 s instead of 0.9 s (one refinement by 0.35 instead: 0.90%, 3 s).
+    search (:func:`_search`) runs in the planned frames, then again in the jump term's
+    frames of a finer step.
 
-    The sound side first asks the bulk alone (its frames are small; the jump term's at
-    10⁷ steps take a second), at ``start`` and 0.99 of it, and gives up where the root of
-    the model with the jump term taken as 0 (:func:`_model_root`), the lowest the split
-    could reach, lies less than ``tol``/2 below ``start``: there the bulk alone is already
-    near δ (a cut at a few per cent of ε, where the jumps are many). The bulk's
-    log-profile falls about as fast on the interval below as on the one measured (its
-    curvature moves the root found by a factor 1 + g/120 or so at δ ≤ 1e-11, g the log of
-    δ over the bulk's bound): rules for speed, not for soundness.
+    **The jump term's step.** A δ question's planned step does not refine, and the jump
+    term's error in it is large: its step rule assumes each factor's law is resolved by the
+    lattice, and each of T rarely sampled bulks is narrower than the step (10⁷ steps,
+    δ = 1e-14: the jump term's sound δ fell from 2.7e-7 at the planned step to 1.6e-7,
+    1.45e-7 and 1.40e-7 at a half, a quarter and an eighth of it). Where a finer step could
+    move the answer by over ``rtol`` of it (:func:`_jump_move`: the jump term's share of
+    the bound times its largest error at the planned step, over the bound's log-slope),
+    the sound side searches again from its answer (or from ``start`` where the planned step
+    certified nothing below it) at :math:`k = 1/2, 1/4, \dots` of the step, at most
+    ``halvings`` times (default ``_HALVINGS``, 3), while the error left after a move m,
+    taken as of the first order (:math:`m k/(1-k)`, an overestimate where it falls
+    faster), is over ``rtol`` of the answer, stopping where a finer step's answer is no
+    better; ``report``, where given, gets ``"halvings"``, the number of the last that
+    bettered it (0 for none). The other side searches again where ``halvings`` (the sound
+    side's count, in the engine) is 1 or more, or by default where :func:`_jump_move`
+    says so: at the sound side's count of halvings and at ``_HALVINGS``, then one halving
+    finer at a time, up to ``_HALVINGS_OTHER`` (5), while its answer is over 2 ``rtol``
+    below ``start`` (the sound answer). Its lower ends are not monotone in the step and
+    are poor until the step resolves one factor's bulk (10⁶ steps, δ = 1e-15: the jump
+    term's lower δ was 6.75e-7, 6.39e-7, 6.53e-7 and 7.02e-7 at 1 to 1/8 of the step, the
+    sound one 7.05e-7 at 1/8; on ten runs of σ = 1/1.2, p = 3e-6 from 10⁴ to 10⁷ steps the
+    lower δ at 1/8 was within 3% of the sound one, at 1/4 up to 51% below; at σ = 0.83,
+    p = 1.2e-6, 441,888 steps, 10% below at 1/8 and 0.5% at 1/16). The best answer of each
+    side is returned (each is a bound on its side).
 
-    ``refine=False`` leaves the jump term's step as planned; ``report``, where given,
-    gets ``"refined": True`` where a refinement bettered the answer (the caller lets the
-    other side refine only where the sound side's did: the other side's lower ends are
-    not monotone in the step, and at 10⁷ steps, δ = 1e-15, its finer steps went from
-    0.12323 to 0.12283 and 0.12317 for 12 s)."""
+    **Giving up.** The sound side first asks the bulk alone (its frames are small; the
+    jump term's at 10⁷ steps take a second), at ``start`` and 0.99 of it, and gives up
+    where the root of the model with the jump term taken as 0 (:func:`_model_root`), the
+    lowest the split could reach, lies less than ``rtol``/2 of it below ``start``: there
+    the bulk alone is already near δ (a cut at a few per cent of ε, where the jumps are
+    many). The bulk's log-profile falls about as fast on the interval below as on the one
+    measured (its curvature moves the root found by a factor 1 + g/120 or so at
+    δ ≤ 1e-11, g the log of δ over the bulk's bound): rules for speed, not for
+    soundness."""
     bulk, jump = profiles
     if side == "pess":
         pair = [start, _NEAR * start]
         ends = [(x, float(b), 0.0) for x, b in zip(pair, bulk(side, pair), strict=True)]
         floor = _model_root(split, side, delta, ends[1], ends[0], 0.5 * start)
-        if floor is None or not floor < start - 0.5 * tol:
+        if floor is None or not floor < start - 0.5 * rtol * start:
             return None
     best = _search(split, delta, side, start, (bulk, jump))
-    # (both sides judge by the sound side's profiles at its answer, in the frames planned
-    # there, which its search built)
-    top = best if side == "pess" else start
-    if best is None or not refine or not _jump_move(split, top, profiles) > tol:
+    if report is not None:
+        report["halvings"] = 0
+    steps = _halvings(side, halvings)
+    if not steps or side == "opt" and best is None:
         return best
-    for n in (1, 2):
-        w = _search(split, delta, side, best if side == "pess" else start,
-                    (bulk, lambda sd, es, k=_JUMP_FINER ** n: jump(sd, es, k)))
-        # (on the sound side a finer step whose answer is no better ends it, as in the
-        # engine's own refinement; the other side's lower ends are not monotone in the
-        # step: 0.05199, lower at half the step, 0.05282 at a quarter, 10⁶ steps, 1e-14)
-        if w is None or side == "pess" and not w < best:
+    # (where the engine gives the other side the sound side's count, that side has judged;
+    # else both judge by the sound side's profiles at its answer, in the frames planned
+    # there, which its search built)
+    at = start if side == "opt" or best is None else best
+    if (side == "pess" or halvings is None) and \
+            not _jump_move(split, at, profiles) > rtol * at:
+        return best
+
+    def search(n: int, at: float) -> float | None:
+        return _search(split, delta, side, at,
+                       (bulk, lambda sd, es, k=_JUMP_FINER ** n: jump(sd, es, k)))
+
+    if side == "opt":
+        for n in steps:
+            w = search(n, start)
+            best = best if w is None else max(best, w)
+        # (then finer while the bracket is over 2 rtol wide)
+        n = steps[-1]
+        while best < (1.0 - 2.0 * rtol) * start and n < _HALVINGS_OTHER:
+            n += 1
+            w = search(n, start)
+            best = best if w is None else max(best, w)
+        return best
+    for n in steps:
+        w = search(n, at)
+        # (a finer step whose answer is no better ends it, as in the engine's own
+        # refinement; where the planned step certified nothing below start, the next)
+        if best is None and w is None:
+            continue
+        if w is None or best is not None and not w < best:
             break
-        if report is not None and (w < best if side == "pess" else w > best):
-            report["refined"] = True
-        left = abs(w - best) * _JUMP_FINER / (1.0 - _JUMP_FINER)
-        best = min(best, w) if side == "pess" else max(best, w)
-        if not left > tol:
+        if report is not None:
+            report["halvings"] = n
+        left = (best - w) * _JUMP_FINER / (1.0 - _JUMP_FINER) if best is not None \
+            else math.inf
+        best = at = w
+        if not left > rtol * at:
             break
     return best
 
 
 def split_delta(split: JumpSplit, side: str, eps: float,
                 profiles: tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]],
-                rtol: float, refine: bool = True,
-                report: dict[str, bool] | None = None) -> float:
+                rtol: float, halvings: int | None = None,
+                report: dict[str, int] | None = None) -> float:
     r"""δ at ``eps`` from the split on one side (:meth:`JumpSplit.bound` of the parts'
-    profiles), with the jump term's step refined as for ε (:func:`split_epsilon`): at half
-    and then a quarter of the planned step while the jump term's share of δ, times
-    ``_JUMP_ERROR``, or the error left after the last move could exceed ``rtol`` of ε
-    in δ, i.e. ``rtol`` ε times the log-slope of the bound (from ``eps`` and 0.99 of it;
-    ``rtol`` of δ where ε is 0 or the slope is not negative); the sound side stops where a
-    finer step's bound is no better. The best bound is returned. ``refine`` and
-    ``report`` as in :func:`split_epsilon` (the other side's bound at 10⁶ steps,
-    ε = 0.0529, was lower at half the step and 11% higher at a quarter)."""
+    profiles), with the jump term's step refined as for ε (:func:`split_epsilon`): the
+    sound side at half, a quarter, … of the planned step, at most ``halvings`` times
+    (default ``_HALVINGS``), while the jump term's share of δ, times ``_JUMP_ERROR``, or
+    the error left after the last move could exceed ``rtol`` of ε in δ, i.e. ``rtol`` ε
+    times the log-slope of the bound (from ``eps`` and 0.99 of it; ``rtol`` of δ where ε
+    is 0 or the slope is not negative), stopping where a finer step's bound is no better;
+    the other side at the steps :func:`_halvings` names. The best bound of each side is
+    returned. ``halvings`` and ``report`` as in :func:`split_epsilon` (the
+    other side's bound at 10⁶ steps, ε = 0.0529, was lower at half the step and 11%
+    higher at a quarter)."""
     jump = profiles[1]
     bulk, v, share, rise = _near_pair(split, side, eps, profiles)
+    if report is not None:
+        report["halvings"] = 0
+    steps = _halvings(side, halvings)
     tol = rtol * rise / (1.0 - _NEAR) if rise > 0.0 else rtol
-    if not refine or not share * _JUMP_ERROR > tol:
+    if not steps or (side == "pess" or halvings is None) and not share * _JUMP_ERROR > tol:
         return v
-    for n in (1, 2):
+    if side == "opt":
+        return max([v] + [split.bound(side, bulk, float(jump(side, [eps], _JUMP_FINER ** n)[0]))
+                          for n in steps])
+    for n in steps:
         w = split.bound(side, bulk, float(jump(side, [eps], _JUMP_FINER ** n)[0]))
-        if side == "pess" and not w < v:  # (no better: as in split_epsilon)
+        if not w < v:  # (no better: as in split_epsilon)
             break
-        if report is not None and (w < v if side == "pess" else w > v):
-            report["refined"] = True
-        left = abs(math.log(w / v)) * _JUMP_FINER / (1.0 - _JUMP_FINER) \
-            if v > 0.0 and w > 0.0 else math.inf
-        v = min(v, w) if side == "pess" else max(v, w)
+        if report is not None:
+            report["halvings"] = n
+        left = math.log(v / w) * _JUMP_FINER / (1.0 - _JUMP_FINER) if w > 0.0 else 0.0
+        v = w
         if not left > tol:
             break
     return v
+
+
+def _halvings(side: str, halvings: int | None) -> tuple[int, ...]:
+    """The numbers of halvings of the jump term's step a side tries, in order: the sound
+    side 1, 2, … up to ``halvings`` (default ``_HALVINGS``); the other side, given the
+    sound side's count, that count and ``_HALVINGS`` where it is 1 or more, else none
+    (by default ``_HALVINGS``): its lower ends are not monotone in the step
+    (:func:`split_epsilon`)."""
+    if side == "pess":
+        return tuple(range(1, (_HALVINGS if halvings is None else halvings) + 1))
+    if halvings is None:
+        return (_HALVINGS,)
+    return tuple(sorted({halvings, _HALVINGS})) if halvings >= 1 else ()
 
 
 def _jump_move(split: JumpSplit, at: float,
