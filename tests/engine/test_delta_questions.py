@@ -39,3 +39,14 @@ def test_delta_just_below_the_top_of_a_long_bounded_order():
     # lattice law: delta was 1. The whole law's Chernoff bound at its own best tilt caps it
     h = gdp.dpsgd(sigma=0.48214108581447596, p=2.2467858704709637e-05, steps=1_129_335)
     assert float(h.delta(25.204174825592062)) <= 1e-20
+
+
+def test_other_side_keeps_its_narrow_frame_where_a_wider_one_would_be_too_large():
+    # sigma = 1.13, p = 1.3e-6, 9.5M steps, delta at eps = 0.0404 (found by the
+    # rare-jumps region of benchmarks/scan_engine_box.py): the other side's wider window
+    # needed 8.7M points and the bracket raised "lattice too large" inside the box; the
+    # narrow frame's lower end stands instead
+    h = gdp.dpsgd(sigma=1.1335463163444508, p=1.274480334348527e-06, steps=9_536_189)
+    eps = 0.04040550457043895
+    lo, hi = map(float, h.delta_bounds(eps))
+    assert 0.0 <= lo <= hi == float(h.delta(eps)) < 1e-20
