@@ -263,3 +263,16 @@ def test_delta_refines_the_best_split_even_where_its_planned_step_lost():
     lo, hi = map(float, h.delta_bounds(0.0198))
     assert hi <= 9.92e-13
     assert lo <= hi <= 1.005 * lo
+
+
+def test_split_answers_moderate_delta_where_it_is_tighter():
+    # the split is tried up to delta = 1e-6 (it was 1e-11 for epsilon, 1e-10 for delta):
+    # sigma = 0.895, p = 4.3e-6, 111,506 steps, delta = 4.04e-9, epsilon 0.0099504 -> 0.0099459
+    # (the bracket 0.135% -> 0.030% wide); sigma = 0.901, p = 4.4e-6, 1.2M steps, delta at
+    # eps = 0.036: 2.79e-9 -> 1.63e-9, the bracket's ends 8.6 times apart -> 0.8%
+    h = gdp.dpsgd(sigma=0.8953729036861554, p=4.300651474999279e-06, steps=111_506)
+    lo, hi = map(float, h.epsilon_bounds(4.03899683608414e-09))
+    assert hi <= 0.009947 and hi - lo <= 1e-3 * hi
+    g = gdp.dpsgd(sigma=0.9012166459762063, p=4.3987808382282875e-06, steps=1_212_549)
+    lo, hi = map(float, g.delta_bounds(0.03597151436468781))
+    assert hi <= 1.7e-9 and hi <= 1.01 * lo
