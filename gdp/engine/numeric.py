@@ -1152,9 +1152,11 @@ class _Engine:
         σ = 1/1.2, p = 3e-6, 10⁷ steps, δ = 1e-15 it took 4.9 s of the bracket's 5.5 s, and
         lay far below the split's); None elsewhere (the caller takes the better of the
         ordinary lower end and :meth:`jump_eps`'s)."""
+        if not delta < _JUMPS_BELOW:
+            return None
         if ("jumps", "pess", delta) not in self._memo:
             self.jump_eps("pess", delta, float(self._sound_eps(1, np.array([delta]))[0]))
-        if not (delta < _JUMPS_BELOW and self._memo.get(("jumps-gained", delta), False)):
+        if not self._memo.get(("jumps-gained", delta), False):
             return None
         v = self.jump_eps("opt", delta, 0.0)
         return v if v >= (1.0 - self.acc.rtol) * self._memo[("jumps", "pess", delta)] \
