@@ -35,7 +35,9 @@ def _split_bracket(law, n, delta, start):
 
 
 @pytest.mark.parametrize("mu,n,delta", [(0.5, 4, 1e-12), (0.3, 9, 1e-14),
-                                        (0.2, 25, 1e-15)])
+                                        (0.2, 25, 1e-15),
+                                        # (the split is tried up to delta = 1e-6)
+                                        (0.3, 9, 1e-8), (0.2, 25, 1e-6)])
 def test_split_of_a_gaussian_power_brackets_the_closed_form(mu, n, delta):
     # G_mu^n = G_{mu sqrt n}: the split (bulk and jump terms, the two-jump bound, the other
     # side's point mass) must bracket the exact epsilon, started 5% above it
