@@ -354,28 +354,30 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
 
     **The jump term's step.** A δ question's planned step does not refine, and the jump
     term's error in it is large: its step rule assumes each factor's law is resolved by the
-    lattice, and each of T rarely sampled bulks is narrower than the step (10⁷ steps,
-    δ = 1e-14: the jump term's sound δ fell from 2.7e-7 at the planned step to 1.6e-7,
-    1.45e-7 and 1.40e-7 at a half, a quarter and an eighth of it). Where a finer step could
-    move the answer by over ``rtol`` of it (:func:`_jump_move`: the jump term's share of
-    the bound times its largest error at the planned step, over the bound's log-slope),
-    the sound side searches again from its answer (or from ``start`` where the planned step
-    certified nothing below it) at :math:`k = 1/2, 1/4, \dots` of the step, at most
-    ``halvings`` times (default ``_HALVINGS``, 3), while the error left after a move m,
-    taken as of the first order (:math:`m k/(1-k)`, an overestimate where it falls
-    faster), is over ``rtol`` of the answer, stopping where a finer step's answer is no
-    better; ``report``, where given, gets ``"halvings"``, the number of the last that
+    lattice, and each of T rarely sampled bulks is narrower than the step (10⁷ steps, δ =
+    1e-14: the jump term's sound δ fell from 2.7e-7 at the planned step to 1.6e-7, 1.45e-7
+    and 1.40e-7 at a half, a quarter and an eighth of it). Where a finer step could move
+    the answer by over ``rtol`` of it (:func:`_jump_move`: the jump term's share of the
+    bound times its largest error at the planned step, over the bound's log-slope), the
+    sound side searches again from its answer (or from ``start`` where the planned step
+    certified nothing below it, while the bound at ``start`` falls fast enough that falling
+    as much again could take it to δ: at σ = 0.547, p = 5.9e-6, 98,632 steps, δ = 1.4e-11
+    three halvings certified nothing, for 0.7 s) at :math:`k = 1/2, 1/4, \dots` of the
+    step, at most ``halvings`` times (default ``_HALVINGS``, 3), while the error left after
+    a move m, taken as of the first order (:math:`m k/(1-k)`, an overestimate where it
+    falls faster), is over ``rtol`` of the answer, stopping where a finer step's answer is
+    no better; ``report``, where given, gets ``"halvings"``, the number of the last that
     bettered it (0 for none). The other side searches again where ``halvings`` (the sound
-    side's count, in the engine) is 1 or more, or by default where :func:`_jump_move`
-    says so: at the sound side's count of halvings and at ``_HALVINGS``, then one halving
-    finer at a time, up to ``_HALVINGS_OTHER`` (5), while its answer is over 2 ``rtol``
-    below ``start`` (the sound answer). Its lower ends are not monotone in the step and
-    are poor until the step resolves one factor's bulk (10⁶ steps, δ = 1e-15: the jump
-    term's lower δ was 6.75e-7, 6.39e-7, 6.53e-7 and 7.02e-7 at 1 to 1/8 of the step, the
-    sound one 7.05e-7 at 1/8; on ten runs of σ = 1/1.2, p = 3e-6 from 10⁴ to 10⁷ steps the
-    lower δ at 1/8 was within 3% of the sound one, at 1/4 up to 51% below; at σ = 0.83,
-    p = 1.2e-6, 441,888 steps, 10% below at 1/8 and 0.5% at 1/16). The best answer of each
-    side is returned (each is a bound on its side).
+    side's count, in the engine) is 1 or more, or by default where :func:`_jump_move` says
+    so: at the sound side's count of halvings and at ``_HALVINGS``, then one halving finer
+    at a time, up to ``_HALVINGS_OTHER`` (5), while its answer is over 2 ``rtol`` below
+    ``start`` (the sound answer). Its lower ends are not monotone in the step and are poor
+    until the step resolves one factor's bulk (10⁶ steps, δ = 1e-15: the jump term's lower
+    δ was 6.75e-7, 6.39e-7, 6.53e-7 and 7.02e-7 at 1 to 1/8 of the step, the sound one
+    7.05e-7 at 1/8; on ten runs of σ = 1/1.2, p = 3e-6 from 10⁴ to 10⁷ steps the lower δ at
+    1/8 was within 3% of the sound one, at 1/4 up to 51% below; at σ = 0.83, p = 1.2e-6,
+    441,888 steps, 10% below at 1/8 and 0.5% at 1/16). The best answer of each side is
+    returned (each is a bound on its side).
 
     **Giving up.** The sound side first asks the bulk alone (its frames are small; the
     jump term's at 10⁷ steps take a second), at ``start`` and 0.99 of it, and gives up
@@ -422,11 +424,22 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
             w = search(n, start)
             best = best if w is None else max(best, w)
         return best
+    def at_start(n: int) -> float:  # (the bound at start, in frames the search built)
+        return split.bound(side, float(bulk(side, [start])[0]),
+                           float(jump(side, [start], _JUMP_FINER ** n)[0]))
+
+    last = at_start(0) if best is None else math.nan
     for n in steps:
         w = search(n, at)
         # (a finer step whose answer is no better ends it, as in the engine's own
-        # refinement; where the planned step certified nothing below start, the next)
+        # refinement; where the planned step certified nothing below start, the next,
+        # while the bound at start falls fast enough that falling as much again, as a
+        # first-order error would, could take it to δ)
         if best is None and w is None:
+            now = at_start(n)
+            if not now - (last - now) <= delta:
+                break
+            last = now
             continue
         if w is None or best is not None and not w < best:
             break

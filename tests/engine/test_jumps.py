@@ -278,3 +278,33 @@ def test_split_answers_moderate_delta_where_it_is_tighter():
     g = gdp.dpsgd(sigma=0.9012166459762063, p=4.3987808382282875e-06, steps=1_212_549)
     lo, hi = map(float, g.delta_bounds(0.03597151436468781))
     assert hi <= 1.7e-9 and hi <= 1.01 * lo
+
+
+@pytest.mark.parametrize("fall,refined", [(lambda k: 1.0 + k, False), (lambda k: 2.0 * k, True)])
+def test_refinement_from_start_stops_where_the_bound_cannot_reach_delta(fall, refined):
+    # the planned step certifies nothing below start (the bound there 1.9 delta). Where the
+    # jump term's part falls by half of what is left at each halving (1 + k), the bound at
+    # start goes 1.9, 1.55, ... delta: falling as much again (0.35) leaves it above delta, and
+    # the refinement stops after one halving (the finer frames cost most: 0.7 s in vain at
+    # sigma = 0.547, p = 5.9e-6, 98,632 steps, delta = 1.4e-11). Where it falls as the step
+    # (2k), 1.9, 1.2, 0.85 delta: it goes on, and the quarter step certifies an answer.
+    from gdp.engine.jumps import JumpSplit
+    n, delta, start = 10**7, 1e-14, 0.05
+    m = math.sqrt(2e-3 * delta / (n * (n - 1)))
+    sp = JumpSplit(a=0.02, m=m, em=0.0, n=n, bulk=gdp.G_mu(1.0), jump=gdp.G_mu(1.0))
+    c_jump = n * m * (1.0 - m) ** (n - 1)
+    scales = []
+
+    def bulk(side, eps, scale=1.0):
+        return 0.5 * delta * np.exp(-400.0 * (np.asarray(eps, dtype=float) - start))
+
+    def jump(side, eps, scale=1.0):
+        scales.append(scale)
+        e = np.asarray(eps, dtype=float)
+        return 0.7 * delta / c_jump * fall(scale) * np.exp(-5.0 * (e - start))
+
+    v = split_epsilon(sp, delta, "pess", start, (bulk, jump), rtol=1e-3)
+    if refined:
+        assert v is not None and v < start and 0.25 in scales
+    else:
+        assert v is None and min(scales) == 0.5
