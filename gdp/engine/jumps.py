@@ -424,6 +424,7 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
             w = search(n, start)
             best = best if w is None else max(best, w)
         return best
+
     def at_start(n: int) -> float:  # (the bound at start, in frames the search built)
         return split.bound(side, float(bulk(side, [start])[0]),
                            float(jump(side, [start], _JUMP_FINER ** n)[0]))
