@@ -457,22 +457,22 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
 def split_delta(split: JumpSplit, side: str, eps: float,
                 profiles: tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]],
                 rtol: float, halvings: int | None = None,
-                report: dict[str, int] | None = None, sound: float = math.inf) -> float:
+                report: dict[str, int] | None = None, sound: float = 0.0) -> float:
     r"""δ at ``eps`` from the split on one side (:meth:`JumpSplit.bound` of the parts'
     profiles), with the jump term's step refined as for ε (:func:`split_epsilon`): the
     sound side at half, a quarter, … of the planned step, at most ``halvings`` times
     (default ``_HALVINGS``), while the jump term's share of δ, times ``_JUMP_ERROR``, or
     the error left after the last move could exceed ``rtol`` of ε in δ, i.e. ``rtol`` ε
-    times the log-slope of the bound (from ``eps`` and 0.99 of it; ``rtol`` of δ where ε
-    is 0 or the slope is not negative), stopping where a finer step's bound is no better;
-    the other side at the steps :func:`_halvings` names, then one halving finer at a time,
-    up to ``_HALVINGS_OTHER``, while its bound is below ``sound`` (the sound side's answer)
-    by a factor over :math:`e^{2\,\mathrm{tol}}`, tol the move of log δ that ``rtol`` of ε
-    makes. The best bound of each side is returned. ``halvings`` and ``report`` as in
-    :func:`split_epsilon` (the other side's bound at 10⁶ steps, ε = 0.0529, was lower at
-    half the step and 11% higher at a quarter; at σ = 0.714, p = 1.3e-6, 1.46M steps,
-    ε = 0.0563, the jump term's was 4.1% below the sound one at an eighth of the step,
-    1.0% at a sixteenth)."""
+    times the log-slope of the bound (from ``eps`` and 0.99 of it; ``rtol`` of δ where ε is
+    0 or the slope is not negative), stopping where a finer step's bound is no better; the
+    other side at the steps :func:`_halvings` names, then one halving finer at a time, up
+    to ``_HALVINGS_OTHER``, while its bound is below ``sound`` (the sound side's answer; 0,
+    the default, asks for none of these) by a factor over :math:`e^{2\,\mathrm{tol}}`, tol
+    the move of log δ that ``rtol`` of ε makes. The best bound of each side is returned.
+    ``halvings`` and ``report`` as in :func:`split_epsilon` (the other side's bound at 10⁶
+    steps, ε = 0.0529, was lower at half the step and 11% higher at a quarter; at σ =
+    0.714, p = 1.3e-6, 1.46M steps, ε = 0.0563, the jump term's was 4.1% below the sound
+    one at an eighth of the step, 1.0% at a sixteenth)."""
     jump = profiles[1]
     bulk, v, share, rise = _near_pair(split, side, eps, profiles)
     if report is not None:

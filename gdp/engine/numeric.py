@@ -1205,7 +1205,7 @@ class _Engine:
                             halvings=None if side == "pess" else
                             self._memo.get(("jumps-d-halvings", eps), 0),
                             report=report, sound=self._memo.get(("jumps-d", "pess", eps),
-                                                                math.inf))
+                                                                0.0))
             if side == "pess":
                 self._memo[("jumps-d-halvings", eps)] = report.get("halvings", 0)
             out = min(out, v) if side == "pess" else max(out, v)
