@@ -481,18 +481,19 @@ def split_delta(split: JumpSplit, side: str, eps: float,
     tol = rtol * rise / (1.0 - _NEAR) if rise > 0.0 else rtol
     if not steps or (side == "pess" or halvings is None) and not share * _JUMP_ERROR > tol:
         return v
-    if side == "opt":
-        def lower(n: int) -> float:
-            return split.bound(side, bulk, float(jump(side, [eps], _JUMP_FINER ** n)[0]))
 
-        v = max([v] + [lower(n) for n in steps])
+    def halved(n: int) -> float:  # (the bound with the jump term at n halvings of the step)
+        return split.bound(side, bulk, float(jump(side, [eps], _JUMP_FINER ** n)[0]))
+
+    if side == "opt":
+        v = max([v] + [halved(n) for n in steps])
         n = steps[-1]
         while not v * math.exp(2.0 * tol) >= sound and n < _HALVINGS_OTHER:
             n += 1
-            v = max(v, lower(n))
+            v = max(v, halved(n))
         return v
     for n in steps:
-        w = split.bound(side, bulk, float(jump(side, [eps], _JUMP_FINER ** n)[0]))
+        w = halved(n)
         if not w < v:  # (no better: as in split_epsilon)
             break
         if report is not None:

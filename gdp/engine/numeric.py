@@ -1119,8 +1119,8 @@ class _Engine:
         split's lower end was no better than the ordinary one, measured, and cost as much
         again)."""
         key = ("jumps", side, delta)
-        if key in self._memo:
-            return self._memo[key]
+        if key in self._memo:  # (with the ordinary answer given now: each is a bound)
+            return _best(side, ordinary, self._memo[key])
         out = ordinary
         if side == "opt" and ("jumps", "pess", delta) not in self._memo:
             self.jump_eps("pess", delta, float(self._sound_eps(1, np.array([delta]))[0]))
@@ -2100,7 +2100,7 @@ def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
         a[~done] = e.answer(side, 1, kind, flat[~done])
     if kind == "eps" and len(e.groups) == 1:
         for i in np.flatnonzero(split & ~done).tolist():
-            a[i] = _best(side, a[i], e.jump_eps(side, float(flat[i]), float(a[i])))
+            a[i] = e.jump_eps(side, float(flat[i]), float(a[i]))
     elif len(e.groups) == 1:
         for i in range(flat.size):
             a[i] = e.jump_delta(side, float(flat[i]), float(a[i]))
