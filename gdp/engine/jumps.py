@@ -48,6 +48,7 @@ Imports: the ground floor, :mod:`gdp.core` and :mod:`gdp.engine.laws`.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -361,11 +362,12 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
     bound times its largest error at the planned step, over the bound's log-slope), the
     sound side searches again from its answer (or from ``start`` where the planned step
     certified nothing below it, while the bound at ``start`` falls fast enough that falling
-    as much again could take it to δ: at σ = 0.547, p = 5.9e-6, 98,632 steps, δ = 1.4e-11
-    three halvings certified nothing, for 0.7 s) at :math:`k = 1/2, 1/4, \dots` of the
-    step, at most ``halvings`` times (default ``_HALVINGS``, 3), while the error left after
-    a move m, taken as of the first order (:math:`m k/(1-k)`, an overestimate where it
-    falls faster), is over ``rtol`` of the answer, stopping where a finer step's answer is
+    as much again could take it to δ, by a move of ε over ``rtol`` of ``start`` at the
+    bound's log-slope there: at σ = 0.547, p = 5.9e-6, 98,632 steps, δ = 1.4e-11 three
+    halvings certified nothing, for 0.7 s) at :math:`k = 1/2, 1/4, \dots` of the step, at
+    most ``halvings`` times (default ``_HALVINGS``, 3), while the error left after a move
+    m, taken as of the first order (:math:`m k/(1-k)`, an overestimate where it falls
+    faster), is over ``rtol`` of the answer, stopping where a finer step's answer is
     no better; ``report``, where given, gets ``"halvings"``, the number of the last that
     bettered it (0 for none). The other side searches again where ``halvings`` (the sound
     side's count, in the engine) is 1 or more, or by default where :func:`_jump_move` says
@@ -429,16 +431,24 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
         return split.bound(side, float(bulk(side, [start])[0]),
                            float(jump(side, [start], _JUMP_FINER ** n)[0]))
 
+    @functools.cache
+    def slope() -> float:  # (the bound's log-slope at start, in the planned frames)
+        _, _, _, rise = _near_pair(split, side, start, profiles)
+        return rise / ((1.0 - _NEAR) * start) if rise > 0.0 else 0.0
+
     last = at_start(0) if best is None else math.nan
     for n in steps:
         w = search(n, at)
         # (a finer step whose answer is no better ends it, as in the engine's own
         # refinement; where the planned step certified nothing below start, the next,
         # while the bound at start falls fast enough that falling as much again, as a
-        # first-order error would, could take it to δ)
+        # first-order error would, could take it to δ, and reaching that limit would
+        # move ε by over rtol of start)
         if best is None and w is None:
             now = at_start(n)
-            if not now - (last - now) <= delta:
+            lim = now - (last - now)
+            if not lim <= delta or 0.0 < lim and \
+                    not math.log(delta / lim) > rtol * start * slope():
                 break
             last = now
             continue
