@@ -50,3 +50,18 @@ def test_other_side_keeps_its_narrow_frame_where_a_wider_one_would_be_too_large(
     eps = 0.04040550457043895
     lo, hi = map(float, h.delta_bounds(eps))
     assert 0.0 <= lo <= hi == float(h.delta(eps)) < 1e-20
+
+
+def test_delta_of_rarely_sampled_steps_refines_its_step():
+    # sigma = 0.90, p = 4.4e-6, 1.2M steps, eps = 0.01245: the planned step does not
+    # resolve a step's bulk, and the sound delta was 1.655e-4 (6% above the truth), the
+    # lower end 3.0e-5. The engine's own eps answers bracket the truth another way:
+    # eps(1.57e-4) = 0.012436 <= eps, so delta <= 1.57e-4; the lower eps at 1.55e-4 is
+    # 0.012466 > eps, so delta > 1.55e-4
+    h = gdp.dpsgd(sigma=0.90, p=4.4e-6, steps=1_200_000)
+    e = 0.01245
+    assert float(h.epsilon(1.57e-4)) <= e < float(h.epsilon_bounds(1.55e-4)[0])
+    lo, hi = (float(v) for v in h.delta_bounds(e))
+    assert hi == float(h.delta(e))
+    assert 1.55e-4 < hi <= 1.005 * 1.57e-4
+    assert lo <= 1.57e-4 and hi <= 1.01 * lo
