@@ -280,53 +280,17 @@ def test_split_answers_moderate_delta_where_it_is_tighter():
     assert hi <= 1.7e-9 and hi <= 1.01 * lo
 
 
-@pytest.mark.parametrize("fall,refined", [(lambda k: 1.0 + k, False), (lambda k: 2.0 * k, True)])
-def test_refinement_from_start_stops_where_the_bound_cannot_reach_delta(fall, refined):
-    # the planned step certifies nothing below start (the bound there 1.9 delta). Where the
-    # jump term's part falls by half of what is left at each halving (1 + k), the bound at
-    # start goes 1.9, 1.55, ... delta: falling as much again (0.35) leaves it above delta, and
-    # the refinement stops after one halving (the finer frames cost most: 0.7 s in vain at
-    # sigma = 0.547, p = 5.9e-6, 98,632 steps, delta = 1.4e-11). Where it falls as the step
-    # (2k), 1.9, 1.2, 0.85 delta: it goes on, and the quarter step certifies an answer.
+def _refined_from_start(fall, slope: float) -> tuple[float | None, list[float]]:
+    """split_epsilon's sound answer on synthetic profiles whose bound at start (0.05, the
+    planned step certifying nothing below it) is 0.5 delta from the bulk (log-slope 400 in
+    eps) and 0.7 fall(k) delta from the jump term at k times the planned step (log-slope
+    ``slope``), and the steps the jump term was asked at."""
     from gdp.engine.jumps import JumpSplit
     n, delta, start = 10**7, 1e-14, 0.05
     m = math.sqrt(2e-3 * delta / (n * (n - 1)))
     sp = JumpSplit(a=0.02, m=m, em=0.0, n=n, bulk=gdp.G_mu(1.0), jump=gdp.G_mu(1.0))
     c_jump = n * m * (1.0 - m) ** (n - 1)
-    scales = []
-
-    def bulk(side, eps, scale=1.0):
-        return 0.5 * delta * np.exp(-400.0 * (np.asarray(eps, dtype=float) - start))
-
-    def jump(side, eps, scale=1.0):
-        scales.append(scale)
-        e = np.asarray(eps, dtype=float)
-        return 0.7 * delta / c_jump * fall(scale) * np.exp(-5.0 * (e - start))
-
-    v = split_epsilon(sp, delta, "pess", start, (bulk, jump), rtol=1e-3)
-    if refined:
-        assert v is not None and v < start and 0.25 in scales
-    else:
-        assert v is None and min(scales) == 0.5
-
-
-@pytest.mark.parametrize("fall,slope,refined", [(lambda k: 2.0 * k, 5.0, True),
-                                                 (lambda k: 0.64 + 0.26 * k, 2e3, False)])
-def test_refinement_from_start_stops_where_reaching_delta_would_move_eps_little(
-        fall, slope, refined):
-    # the bound at start is 0.5 delta from the bulk and 0.7 fall(k) delta from the jump
-    # term. Falling as the step (2k, a gentle log-slope of 5 in eps), 1.9, 1.2 delta: it
-    # goes on, and the quarter step certifies an answer. Falling as 0.64 + 0.26 k, 1.13 and
-    # 1.04 delta: the first-order limit, 0.95 delta, is below delta, but at the bound's
-    # log-slope at start (about 1,400) reaching it would move eps by 4e-5, under rtol of it:
-    # the refinement stops after one halving (sigma = 0.633, p = 2.8e-6, 1.08M steps,
-    # delta = 2.4e-11: 0.70 s instead of 0.91 s, for an answer 0.032% looser)
-    from gdp.engine.jumps import JumpSplit
-    n, delta, start = 10**7, 1e-14, 0.05
-    m = math.sqrt(2e-3 * delta / (n * (n - 1)))
-    sp = JumpSplit(a=0.02, m=m, em=0.0, n=n, bulk=gdp.G_mu(1.0), jump=gdp.G_mu(1.0))
-    c_jump = n * m * (1.0 - m) ** (n - 1)
-    scales = []
+    scales: list[float] = []
 
     def bulk(side, eps, scale=1.0):
         return 0.5 * delta * np.exp(-400.0 * (np.asarray(eps, dtype=float) - start))
@@ -336,8 +300,28 @@ def test_refinement_from_start_stops_where_reaching_delta_would_move_eps_little(
         e = np.asarray(eps, dtype=float)
         return 0.7 * delta / c_jump * fall(scale) * np.exp(-slope * (e - start))
 
-    v = split_epsilon(sp, delta, "pess", start, (bulk, jump), rtol=1e-3)
+    return split_epsilon(sp, delta, "pess", start, (bulk, jump), rtol=1e-3), scales
+
+
+@pytest.mark.parametrize("fall,refined", [(lambda k: 1.0 + k, False), (lambda k: 2.0 * k, True)])
+def test_refinement_from_start_stops_where_the_bound_cannot_reach_delta(fall, refined):
+    # the planned step certifies nothing below start (the bound there 1.9 delta). Where the
+    # jump term's part falls by half of what is left at each halving (1 + k), the bound at
+    # start goes 1.9, 1.55, ... delta: falling as much again (0.35) leaves it above delta, and
+    # the refinement stops after one halving (the finer frames cost most: 0.7 s in vain at
+    # sigma = 0.547, p = 5.9e-6, 98,632 steps, delta = 1.4e-11). Where it falls as the step
+    # (2k), 1.9, 1.2, 0.85 delta: it goes on, and the quarter step certifies an answer.
+    v, scales = _refined_from_start(fall, 5.0)
     if refined:
-        assert v is not None and v < start and 0.25 in scales
+        assert v is not None and v < 0.05 and 0.25 in scales
     else:
         assert v is None and min(scales) == 0.5
+
+
+def test_refinement_from_start_stops_where_reaching_delta_would_move_eps_little():
+    # the jump term's part falling as 0.64 + 0.26 k: the bound at start goes 1.13, 1.04
+    # delta, whose first-order limit, 0.95 delta, is below delta; but at the bound's
+    # log-slope at start (about 1,400, the jump term's 2,000) reaching it would move eps by
+    # 4e-5, under rtol of it: the refinement stops after one halving
+    v, scales = _refined_from_start(lambda k: 0.64 + 0.26 * k, 2e3)
+    assert v is None and min(scales) == 0.5
