@@ -361,10 +361,13 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
     the answer by over ``rtol`` of it (:func:`_jump_move`: the jump term's share of the
     bound times its largest error at the planned step, over the bound's log-slope), the
     sound side searches again from its answer (or from ``start`` where the planned step
-    certified nothing below it, while the bound at ``start`` falls fast enough that falling
-    as much again could take it to δ, by a move of ε over ``rtol`` of ``start`` at the
-    bound's log-slope there: at σ = 0.547, p = 5.9e-6, 98,632 steps, δ = 1.4e-11 three
-    halvings certified nothing, for 0.7 s) at :math:`k = 1/2, 1/4, \dots` of the step, at
+    certified nothing below it, while the bound at ``start`` falls fast enough that the
+    rest of its fall could take it to δ, by a move of ε over ``rtol`` of ``start`` at the
+    bound's log-slope there; the rest is the last fall again, as for a first-order error,
+    or less where two falls shrank faster, at their ratio: at σ = 0.547, p = 5.9e-6,
+    98,632 steps, δ = 1.4e-11 three halvings certified nothing, for 0.7 s; at σ = 0.660,
+    p = 2.0e-6, 4.25M steps, δ = 5.55e-9 the falls shrank 3.1 times and a third halving of
+    0.45 s gained 0.0002%) at :math:`k = 1/2, 1/4, \dots` of the step, at
     most ``halvings`` times (default ``_HALVINGS``, 3), while the error left after a move
     m, taken as of the first order (:math:`m k/(1-k)`, an overestimate where it falls
     faster), is over ``rtol`` of the answer, stopping where a finer step's answer is
@@ -437,6 +440,7 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
         return rise / ((1.0 - _NEAR) * start) if rise > 0.0 else 0.0
 
     last = at_start(0) if best is None else math.nan
+    fall = math.nan  # (the bound's last fall at start)
     for n in steps:
         w = search(n, at)
         # (a finer step whose answer is no better ends it, as in the engine's own
@@ -446,11 +450,14 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
         # move ε by over rtol of start)
         if best is None and w is None:
             now = at_start(n)
-            lim = now - (last - now)
+            # (the falls shrink by a ratio r, 2 for a first-order error; where two falls
+            # show a faster ratio, that one: the rest of the fall is fall / (r - 1))
+            r = fall / (last - now) if last > now else math.nan
+            lim = now - (last - now) / (max(r, 2.0) - 1.0 if r == r else 1.0)
             if not lim <= delta or 0.0 < lim and \
                     not math.log(delta / lim) > rtol * start * slope():
                 break
-            last = now
+            fall, last = last - now, now
             continue
         if w is None or best is not None and not w < best:
             break
