@@ -1228,15 +1228,22 @@ def _wrapped(w: np.ndarray, center: int, N: int) -> np.ndarray:
     return x
 
 
+# the fewest factors of a power tried by tail sums (_by_tail_sums): below, the ratio found
+# to long double's bound was a third at most (a block of 256 factors passed the estimate of
+# _tail_sums_may_do, and its attempt took 0.14 s in vain)
+_TAIL_SUMS_FROM = 1 << 17
+
+
 def _by_tail_sums(fitems: list[tuple[_Tilted, int]], spikes: list[bool], centers: list[int],
                   N: int) -> list[tuple[np.ndarray, np.ndarray, float, float, float]] | None:
     """For a composition asked in extended precision: each factor's power by tail sums in
     double (:func:`_tail_sum_power`), where every factor is a power and each of those
     bounds is at most the one its own transform's power would have in long double (then
-    the composition is done in double, at about half the cost); else None.
+    the composition is done in double, at about half the cost); else None, at once where a
+    factor's power is below ``_TAIL_SUMS_FROM``.
     ``spikes`` and ``centers``: the factors' laws on one point and their centres, as
     :func:`_compose` takes them."""
-    if not _EXTENDED_GAINS or any(n < 2 for _, n in fitems):
+    if not _EXTENDED_GAINS or any(n < _TAIL_SUMS_FROM for _, n in fitems):
         return None
     g = _gamma(N)
     shares = [_own_share(it.w, g, spike) for (it, _), spike in zip(fitems, spikes, strict=True)]
@@ -1262,11 +1269,7 @@ def _tail_sums_may_do(w: np.ndarray, center: int, n: int, g: float, share: float
     sums' round-off, :func:`_running_sums`): on twelve frames of rarely sampled runs it was
     0.65 to 0.85 of the ratio found (with the standard deviation alone, 5 and 70 times the
     ratio for two laws with far tails), and where it is under 0.6 the attempt, about a
-    tenth of the long double frame's cost, is not made; nor below 2**17 factors, where the
-    ratio found was a third at most (a block of 256 factors passed the estimate, and its
-    attempt took 0.14 s in vain)."""
-    if n < 1 << 17:
-        return False
+    tenth of the long double frame's cost, is not made."""
     j = np.arange(w.size, dtype=float)
     tot = float(_sum(w))
     if not tot > 0:

@@ -56,6 +56,7 @@ from .fourier import (
     _KGF,
     _compose,
     _ends,
+    _four_heaviest,
     _guided_window,
     _increasing_root,
     _kept_window,
@@ -1696,15 +1697,14 @@ class _Engine:
                 # (the slope from a frame the answer built: a new one, e.g. the double twin
                 # of a wide frame built in long double at once, would cost as much again)
                 dx = 1e-3 * max(abs(xj), 1e-3)
-                fr = next((f for k, f in self._frames.items()
-                           if k[:4] == ("pess", order, h, lam)), None)
+                fr = next(iter(self._frames_at("pess", order, h, lam)), None)
                 hi_, lo_ = fr.delta(np.array([xj, xj - dx])) if fr is not None else (0, 0)
                 slope = math.log(lo_ / hi_) / dx if 0.0 < hi_ < lo_ else 0.0
                 tol = 0.5 * self.acc.rtol * min(max(abs(xj) * slope, 1.0), 10.0)
                 for _ in range(_DELTA_HALVINGS):
                     h2 = self._align(_quantise(0.5 * hs, self.h0, _STEPS_PER_OCTAVE))
-                    size = max((f.s.size for k, f in self._frames.items()
-                                if k[:4] == (side, order, hs, lam)), default=0)
+                    size = max((f.s.size for f in self._frames_at(side, order, hs, lam)),
+                               default=0)
                     if not (h2 < 0.95 * hs and 0 < size * hs / h2 <= _NARROW_POINTS):
                         break
                     try:
@@ -1723,6 +1723,11 @@ class _Engine:
             self._memo[key] = hs
         return v
 
+    def _frames_at(self, side: str, order: int, h: float, lam: float) -> list[_Frame]:
+        """The frames built of step ``h`` and tilt ``lam`` on one side (any window, either
+        precision), in the order they were built."""
+        return [f for k, f in self._frames.items() if k[:4] == (side, order, h, lam)]
+
     def _in_blocks(self, order: int, h: float, lam: float) -> bool:
         """Whether a sound frame of step ``h`` and tilt ``lam`` was composed in two levels
         (:meth:`_blocked`: its level's step is not ``h``)."""
@@ -1739,7 +1744,7 @@ class _Engine:
         if key not in self._memo:
             q = self.lats("pess", h, order, lam)[0][0].q
             tot = float(np.add.reduce(q))
-            top = float(np.add.reduce(np.sort(q)[-4:])) if q.size > 4 else tot
+            top = float(np.add.reduce(q[_four_heaviest(q)])) if q.size > 4 else tot
             self._memo[key] = tot > 0.0 and top >= 0.5 * tot
         return self._memo[key]
 
