@@ -358,7 +358,8 @@ def _symmetrized_profile(f: Hooks, eps: np.ndarray) -> np.ndarray:
 _EPS_GRID = np.concatenate([[0.0], np.geomspace(1e-7, 700.0, 1200)])
 
 
-def _generic_epsilon(delta_fn: Callable[[Any], Any], delta: np.ndarray) -> np.ndarray:
+def _generic_epsilon(delta_fn: Callable[[Any], Any], delta: np.ndarray,
+                     lower: bool = False) -> np.ndarray:
     """Smallest eps >= 0 with delta_fn(eps) <= delta, vectorised.
 
     ``delta_fn`` is an upper bound on a non-increasing profile. It is sampled once on a
@@ -368,6 +369,10 @@ def _generic_epsilon(delta_fn: Callable[[Any], Any], delta: np.ndarray) -> np.nd
     ``delta_fn`` per round) until it is narrower than 1e-13 relative. The answer is the
     upper end, where ``delta_fn(eps) <= delta`` was verified, so it never under-states ε;
     ``inf`` when no finite ε achieves ``delta``.
+
+    ``lower=True``, for ``delta_fn`` a *lower* bound on the profile: the lower end instead,
+    where ``delta_fn(eps) > delta`` was verified (0 where that holds nowhere), so that the
+    true profile exceeds ``delta`` there too and the answer never over-states ε.
     """
     delta = np.asarray(delta, dtype=float).reshape(-1)
     out = np.zeros_like(delta)
@@ -407,7 +412,8 @@ def _generic_epsilon(delta_fn: Callable[[Any], Any], delta: np.ndarray) -> np.nd
             h = np.where(bad, 2.0 * h, h)
         good = call(h) <= target[far]
         hi[far] = np.where(good, h, np.inf)
-        lo[far] = np.where(good, h / 2.0, np.inf)
+        # (the last ε verified above the target: h where the doubling gave up)
+        lo[far] = np.where(good, h / 2.0, np.inf if not lower else h)
     steps = np.linspace(0.0, 1.0, 17)[1:]
     for _ in range(12):
         act = np.isfinite(hi) & (hi - lo > 1e-13 * hi + 1e-300)
@@ -423,5 +429,5 @@ def _generic_epsilon(delta_fn: Callable[[Any], Any], delta: np.ndarray) -> np.nd
         new_lo = np.where(any_good & (k > 0), cand[rows, np.maximum(k - 1, 0)], lo[act])
         new_lo = np.where(any_good, new_lo, hi[act])  # no progress possible: stop
         hi[act], lo[act] = new_hi, new_lo
-    out[todo] = hi
+    out[todo] = lo if lower else hi
     return out

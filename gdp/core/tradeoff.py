@@ -432,6 +432,33 @@ class SidedProfile:
     def _hockey_lower(self, eps):
         return self._profile(eps, -1.0)
 
+    def delta_bounds(self, eps: Any) -> tuple[Any, Any]:
+        """``(lower, upper)`` bounds on δ(ε) (ε ≥ 0): the closed form's profile lowered and
+        raised by its rounding bound (these curves are symmetric); :meth:`delta` is the
+        upper one. The same pair of methods as a numeric composition's."""
+        e = as_real_array("eps", eps, lo=0.0, finite=False)
+        hi = np.asarray(self.delta(e), dtype=float).reshape(-1)
+        with np.errstate(all="ignore"):
+            lo = np.asarray(self._profile(e.reshape(-1), -1.0), dtype=float)
+        lo = np.minimum(np.clip(np.where(np.isnan(lo), 0.0, lo), 0.0, 1.0), hi)
+        return float_or_array(lo, e.shape), float_or_array(hi, e.shape)
+
+    def epsilon_bounds(self, delta: Any) -> tuple[Any, Any]:
+        """``(lower, upper)`` bounds on ε(δ): :meth:`epsilon` (the upper one), and the
+        lower end of a bisection on the lowered profile, an ε where that profile, hence
+        the true one, is still above δ (:func:`~gdp.core.generic._generic_epsilon`)."""
+        d = as_probability_array("delta", delta)
+        hi = np.asarray(self.epsilon(d), dtype=float).reshape(-1)
+
+        def lowered(e):
+            with np.errstate(all="ignore"):
+                v = np.asarray(self._profile(np.asarray(e, dtype=float), -1.0), dtype=float)
+            return np.clip(np.where(np.isnan(v), 0.0, v), 0.0, 1.0)
+
+        lo = _generic_epsilon(lowered, d.reshape(-1), lower=True)
+        lo = np.minimum(np.maximum(lo, 0.0), hi)
+        return float_or_array(lo, d.shape), float_or_array(hi, d.shape)
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Inverse(TradeOff):

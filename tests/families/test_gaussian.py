@@ -696,3 +696,53 @@ def test_subnormal_delta_is_never_below_the_truth():
         truth = mp.ncdf(-e / m + m / 2) - mp.exp(e) * mp.ncdf(-e / m - m / 2)
     assert gdp.G_mu(mu).delta(eps) >= truth
     assert not gdp.G_mu(mu).dominates(gdp.f_eps_delta(eps, 8.46e-321))  # 8.4584e-321 < truth
+
+
+# ---------------------------------------------------------------------------
+# two-sided bounds: the same methods as a numeric composition's
+# ---------------------------------------------------------------------------
+def test_bounds_bracket_the_exact_delta_and_epsilon():
+    # each end on its side of the 40-digit truth (log δ compared, as above), the upper ends
+    # the sound answers themselves
+    for mu in (0.3, 1.0, 5.0, 10.0):
+        eps = np.array([0.0, 0.1, 1.0, 3.0, 10.0, 40.0])
+        lo, hi = Gaussian(mu=mu).delta_bounds(eps)
+        assert np.array_equal(hi, Gaussian(mu=mu).delta(eps))
+        for e, a, b in zip(eps, lo, hi, strict=True):
+            ref = log_delta_ref(mu, float(e))
+            assert b == 0.0 or mp.log(mp.mpf(float(b))) >= ref
+            assert a == 0.0 or mp.log(mp.mpf(float(a))) <= ref
+            assert 0.0 <= a <= b
+    n = 0
+    for mu in (0.3, 1.0, 5.0, 10.0):
+        d = np.array([1e-2, 1e-5, 1e-10, 1e-15])
+        lo, hi = Gaussian(mu=mu).epsilon_bounds(d)
+        assert np.array_equal(hi, Gaussian(mu=mu).epsilon(d))
+        for dd, a, b in zip(d, lo, hi, strict=True):
+            if b == 0.0:
+                assert a == 0.0
+                continue
+            n += 1
+            root, _ = eps_ref(mu, float(dd), float(b))
+            assert a < root <= b, (mu, dd, a, float(root), b)
+            assert (b - a) <= 1e-11 * b  # a bracket of a closed form: rounding-wide
+    assert n >= 12
+
+
+def test_exact_gaussian_dpsgd_answers_bounds_like_the_engine():
+    # p = 1 is G_{sqrt(T)/sigma} in closed form: the same two methods as for p < 1
+    g = gdp.dpsgd(sigma=1.0, p=1.0, steps=100)
+    assert isinstance(g, Gaussian)
+    lo, hi = g.epsilon_bounds(1e-5)
+    assert isinstance(lo, float) and lo <= hi == g.epsilon(1e-5)
+    root, _ = eps_ref(10.0, 1e-5, hi)
+    assert lo < root <= hi
+    lo, hi = g.delta_bounds([0.5, 90.0])
+    assert lo.shape == (2,) and np.all(lo <= hi)
+    with pytest.raises(ValueError, match="eps"):
+        g.delta_bounds(-1.0)
+    with pytest.raises(ValueError, match="delta"):
+        g.epsilon_bounds(1.5)
+    # δ = 0: no finite ε; the lower end is a finite ε the profile still exceeds 0 at
+    lo, hi = g.epsilon_bounds(0.0)
+    assert hi == math.inf and 0.0 < lo < math.inf
