@@ -179,7 +179,7 @@ def _gdp(s: float, p: float, t: int, d: float) -> tuple[float, float, float, flo
     h = gdp.dpsgd(sigma=s, p=p, steps=t)
     e = float(h.epsilon(d))
     t1 = time.perf_counter() - t0
-    lo, hi = h.epsilon_bounds(d) if hasattr(h, "epsilon_bounds") else (e, e)  # p = 1: exact
+    lo, hi = h.epsilon_bounds(d)
     return e, float(lo), float(hi), t1, time.perf_counter() - t0
 
 

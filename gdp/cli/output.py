@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.tradeoff import TradeOff
+from ..core.tradeoff import SidedProfile, TradeOff
 
 __all__ = []
 
@@ -133,11 +133,11 @@ def _progress(args: argparse.Namespace) -> _Progress:
 def _report(f: TradeOff, given: str, value: float, asked: str) -> dict[str, Any]:
     """``asked`` (``"eps"`` or ``"delta"``) at ``given = value`` on the sound side, with the
     bracket when ``f`` is a numeric result (every TradeOff with ``lower``/``upper`` also has
-    ``epsilon_bounds``/``delta_bounds``)."""
+    ``epsilon_bounds``/``delta_bounds``; a closed form's, its rounding, is not reported)."""
     method = "epsilon" if asked == "eps" else "delta"
     sound = float(getattr(f, method)(value))
     rec: dict[str, Any] = {given: value, asked: sound}
-    if hasattr(f, method + "_bounds"):
+    if hasattr(f, method + "_bounds") and not isinstance(f, SidedProfile):
         lo, hi = getattr(f, method + "_bounds")(value)
         rec[asked + "_lower"], rec[asked + "_upper"] = float(lo), max(float(hi), sound)
     return rec

@@ -18,7 +18,7 @@ import numpy as np
 from .._validation import as_real_array, check_real
 from ..approx.central_limit import clt as central_limit
 from ..approx.edgeworth_series import edgeworth as edgeworth_series
-from ..core.tradeoff import TradeOff
+from ..core.tradeoff import SidedProfile, TradeOff
 from ..engine.dispatch import compose
 from .base import (
     PlotData,
@@ -181,7 +181,8 @@ def profile_data(*fs: TradeOff, eps: Any = None,
     cols: dict[str, np.ndarray] = {}
     for f, name in zip(fs, names, strict=True):
         cols[name] = np.asarray(f.delta(e), dtype=float)
-        if hasattr(f, "delta_bounds"):
+        if hasattr(f, "delta_bounds") and not isinstance(f, SidedProfile):
+            # (a numeric result's bracket; a closed form's, its rounding, is not drawn)
             lo, hi = f.delta_bounds(e)
             cols[f"{name} lower"] = np.asarray(lo, dtype=float).reshape(e.shape)
             cols[f"{name} upper"] = np.maximum(np.asarray(hi, dtype=float).reshape(e.shape),
