@@ -104,3 +104,26 @@ def test_a_small_delta_goes_to_the_twin_only_where_the_truncation_could_move_it(
     m = gdp.dpsgd(sigma=0.9322442530287103, p=1.612540436316331e-05, steps=6494)
     m.epsilon(1.4141612952431238e-14)
     assert m.sound.engine._routed("eps", np.array([1.4141612952431238e-14]))[0]
+
+
+def test_the_twin_starts_from_the_tight_answer_without_the_planned_frame(monkeypatch):
+    # sigma = 0.628, p = 4.0e-6, 1.72M steps, delta = 8.2e-10 (box scan): the tight engine's
+    # refinement hands the question to its twin (its next frame truncates too much), whose
+    # planned frame answered 0.36 against the tight frame's 0.18 and was then outdone; the
+    # twin now starts from the tight answer, without that frame, and answers the same
+    args = (0.6284216693201876, 4.003276315227892e-06, 1722462)
+    d = 8.219252995884141e-10
+    m = gdp.dpsgd(sigma=args[0], p=args[1], steps=args[2])
+    eps = float(m.epsilon(d))
+    engine = m.sound.engine
+    start = engine._memo[("tight-start", 1, d)]
+    twin = engine.twin
+    h, lam = twin._plan_key(1, "eps", d)
+    assert ("start-eps", 1, d) in twin._memo and eps <= start
+    assert not any(k[:4] == ("pess", 1, h, lam) for k in twin._frames)
+    with monkeypatch.context() as mc:
+        mc.setattr(numeric._Engine, "_start", lambda self, order, lam, delta: math.nan)
+        m2 = gdp.dpsgd(sigma=args[0], p=args[1], steps=args[2])
+        assert float(m2.epsilon(d)) == eps
+        t2 = m2.sound.engine.twin
+        assert any(k[:4] == ("pess", 1, h, lam) for k in t2._frames)
