@@ -41,6 +41,7 @@ shared machine under ``nice``; a full scan takes minutes to an hour, depending o
     nice -n 10 python benchmarks/scan_engine_box.py --n 320
     nice -n 10 python benchmarks/scan_engine_box.py --question delta --n 320
     nice -n 10 python benchmarks/scan_engine_box.py --region rare-jumps --n 40
+    nice -n 10 python benchmarks/scan_engine_box.py --region rare-bulk --n 40
 """
 
 from __future__ import annotations
@@ -64,7 +65,12 @@ BOX = dict(sigma=(0.4, 10.0), p=(1e-6, 1.0), steps=(1.0, 1e7), delta=(1e-15, 1e-
 # gdp.engine.jumps), which the whole box draws too rarely to see: ``--region rare-jumps``
 RARE_JUMPS = dict(sigma=(0.6, 1.2), p=(1e-6, 1e-5), steps=(1e4, 1e7), delta=(1e-15, 1e-12),
                   eps=(0.01, 0.3))
-REGIONS = {"box": BOX, "rare-jumps": RARE_JUMPS}
+# the corner where T rarely sampled steps of moderate noise (σ near 0.6) set ε through a
+# bulk narrower than the lattice step with a heavy tilted tail, at δ from 1e-10 to 1e-4:
+# ``--region rare-bulk``
+RARE_BULK = dict(sigma=(0.45, 0.75), p=(1e-6, 1e-5), steps=(1e5, 1e7), delta=(1e-10, 1e-4),
+                 eps=(0.01, 0.3))
+REGIONS = {"box": BOX, "rare-jumps": RARE_JUMPS, "rare-bulk": RARE_BULK}
 
 
 class Question(abc.ABC):
