@@ -1043,11 +1043,12 @@ def _tail_sum_power(w: np.ndarray, center: int, N: int, n: int, g: float,
     :func:`_power_from_log` drops them.
 
     Returns the spectrum, the bound, :math:`\log a`, nθ, and the ratio to this bound's l2
-    norm of the one the power of the law's own transform would have in long double (1 or
-    more where this route does as well: :func:`_by_tail_sums`); None where this bound's
-    l2 norm is not below that of :math:`n\gamma\,|1 + D|^{n - 1}`, about the bound of the
-    power of the law's own transform in double, times ``share`` (the part of the mass its
-    round-off is relative to: the rest's for a law on one point, :func:`_spike_power`)."""
+    norm of the one the power of the law's own transform would have in long double (at
+    least ``_TAIL_SUMS_RATIO`` where this route is taken: :func:`_by_tail_sums`); None
+    where this bound's l2 norm is not below that of :math:`n\gamma\,|1 + D|^{n - 1}`,
+    about the bound of the power of the law's own transform in double, times ``share``
+    (the part of the mass its round-off is relative to: the rest's for a law on one point,
+    :func:`_spike_power`)."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     if w.size < 64 or not 0 <= center < w.size:
@@ -1232,15 +1233,22 @@ def _wrapped(w: np.ndarray, center: int, N: int) -> np.ndarray:
 # to long double's bound was a third at most (a block of 256 factors passed the estimate of
 # _tail_sums_may_do, and its attempt took 0.14 s in vain)
 _TAIL_SUMS_FROM = 1 << 17
+# the least ratio of long double's bound to that of a power by tail sums for which the tail
+# sums are taken (_by_tail_sums): a frame asked in long double is asked so where the double
+# frame's round-off dominated its answer, and long double cuts that allowance 2**11-fold
+# (u over u_L); tail sums within twice long double's bound cut it at least 2**10-fold
+# (σ = 0.6, p = 1e-6, 10⁶ steps, δ = 1e-6: ratios 0.54 and 0.75 on two frames of 0.8 and
+# 1.2 million points, 1.46 → 0.93 s, ε 5e-8 looser)
+_TAIL_SUMS_RATIO = 0.5
 
 
 def _by_tail_sums(fitems: list[tuple[_Tilted, int]], spikes: list[bool], centers: list[int],
                   N: int) -> list[tuple[np.ndarray, np.ndarray, float, float, float]] | None:
     """For a composition asked in extended precision: each factor's power by tail sums in
     double (:func:`_tail_sum_power`), where every factor is a power and each of those
-    bounds is at most the one its own transform's power would have in long double (then
-    the composition is done in double, at about half the cost); else None, at once where a
-    factor's power is below ``_TAIL_SUMS_FROM``.
+    bounds is at most ``1/_TAIL_SUMS_RATIO`` times the one its own transform's power would
+    have in long double (then the composition is done in double, at about half the cost);
+    else None, at once where a factor's power is below ``_TAIL_SUMS_FROM``.
     ``spikes`` and ``centers``: the factors' laws on one point and their centres, as
     :func:`_compose` takes them."""
     if not _EXTENDED_GAINS or any(n < _TAIL_SUMS_FROM for _, n in fitems):
@@ -1253,7 +1261,7 @@ def _by_tail_sums(fitems: list[tuple[_Tilted, int]], spikes: list[bool], centers
     out = []
     for (it, n), center, share in zip(fitems, centers, shares, strict=True):
         ts = _tail_sum_power(it.w, center, N, n, g, share)
-        if ts is None or not ts[4] >= 1.0:
+        if ts is None or not ts[4] >= _TAIL_SUMS_RATIO:
             return None
         out.append(ts)
     return out
@@ -1261,15 +1269,16 @@ def _by_tail_sums(fitems: list[tuple[_Tilted, int]], spikes: list[bool], centers
 
 def _tail_sums_may_do(w: np.ndarray, center: int, n: int, g: float, share: float) -> bool:
     r"""For speed only: whether the power by tail sums of weights ``w`` (centre ``center``)
-    may do as well as long double would (:func:`_by_tail_sums`), from a first estimate of
+    may do about as well as long double would (:func:`_by_tail_sums`), from a first estimate of
     the ratio of their bounds, :math:`\gamma_L\,\mathrm{share} / (\omega(\gamma\,\ell_1 +
     \Delta U))` at :math:`\omega = 1/(s\sqrt n)`, the power's spread of frequencies (s the
     law's standard deviation in lattice steps, at most 4 :math:`\ell_1`, its mean absolute
     deviation: a far thin tail widens the one, not the band; :math:`\Delta U` the running
     sums' round-off, :func:`_running_sums`): on twelve frames of rarely sampled runs it was
     0.65 to 0.85 of the ratio found (with the standard deviation alone, 5 and 70 times the
-    ratio for two laws with far tails), and where it is under 0.6 the attempt, about a
-    tenth of the long double frame's cost, is not made."""
+    ratio for two laws with far tails), and where it is under 0.6 of the ratio asked
+    (``_TAIL_SUMS_RATIO``) the attempt, about a tenth of the long double frame's cost, is
+    not made."""
     j = np.arange(w.size, dtype=float)
     tot = float(_sum(w))
     if not tot > 0:
@@ -1282,7 +1291,8 @@ def _tail_sums_may_do(w: np.ndarray, center: int, n: int, g: float, share: float
     L = max(w.size - center, center + 1)
     err = g * l1 + EPS * l1 + 3.03 * _EXTENDED.u * math.sqrt(L) * l1
     spread = min(math.sqrt(var), 4.0 * l1)
-    return g * (_EXTENDED.u / EPS) * share * math.sqrt(n) * spread >= 0.6 * err
+    return g * (_EXTENDED.u / EPS) * share * math.sqrt(n) * spread >= \
+        0.6 * _TAIL_SUMS_RATIO * err
 
 
 def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
@@ -1291,8 +1301,8 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
     transforms in the precision ``pr`` (the direct convolutions of single factors stay in
     double; an extended result is rounded to double entry by entry, a relative u/2, with
     an underflow below the smallest normal double charged in l1); where ``pr`` is the
-    extended one and the powers by tail sums do as well (:func:`_by_tail_sums`), in double
-    by tail sums."""
+    extended one and the powers by tail sums do about as well (:func:`_by_tail_sums`), in
+    double by tail sums."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     K = math.fsum(n * it.K for it, n in items)
