@@ -65,3 +65,16 @@ def test_delta_of_rarely_sampled_steps_refines_its_step():
     assert hi == float(h.delta(e))
     assert 1.55e-4 < hi <= 1.005 * 1.57e-4
     assert lo <= 1.57e-4 and hi <= 1.01 * lo
+
+
+def test_delta_refinement_goes_past_half_a_million_points_where_it_must():
+    # sigma = 0.608, p = 1.1e-6, 9.8M steps, eps = 0.0272 (rare-bulk scan): the refinement
+    # stopped at 1.22e-4, its frame at 480,000 points, the next over 2**19, its error
+    # estimated at a third of it. The engine's own eps answers bracket the truth: eps(8e-5)
+    # = 0.02676 <= eps, so delta <= 8e-5; the lower eps at 6e-5 is 0.02764 > eps, so
+    # delta > 6e-5. The sound delta stays above the one and comes down toward the other
+    h = gdp.dpsgd(sigma=0.6082833992129703, p=1.0757357844908684e-06, steps=9_790_681)
+    e = 0.0272
+    d = float(h.delta(e))
+    assert float(h.epsilon(8e-5)) <= e < float(h.epsilon_bounds(6e-5)[0])
+    assert 6e-5 < d < 9e-5
