@@ -101,8 +101,9 @@ _BRACKET_WIDTH = 5e-3
 # frame they build, past _NARROW_POINTS only while the error estimated is over ten times
 # the tolerance: at 2**19 points σ = 0.608, p = 1.1e-6, 9.8M steps, ε = 0.0272 stopped at
 # 1.22e-4, its error estimated at a third of that, where the engine's ε answers put δ in
-# (6e-5, 8e-5] (8.7e-5 now); at any estimate, two answers of the box paid 0.15-0.2 s for
-# under 0.05%
+# (6e-5, 8e-5] (8.7e-5 now); past it at any estimate (tried first), answers of the box and
+# the rare-jump scans paid 0.15-0.2 s for under 0.05%, and one still does (σ = 0.92,
+# p = 3.1e-6, 2M steps, ε = 0.074: 1.03 → 1.15 s for 0.04%)
 _DELTA_HALVINGS = 4
 _DELTA_POINTS = 1 << 20
 # the δ from which a tight engine answers ε itself without asking what its windows truncate
