@@ -890,7 +890,7 @@ class _Engine:
             self._twin = _Engine(self.groups, self.acc, tight=False)
         return self._twin
 
-    def _routed(self, kind: str, x: np.ndarray) -> np.ndarray:
+    def _routed(self, kind: str, x: np.ndarray, order: int = 1) -> np.ndarray:
         r"""Where :meth:`answer` sends each question of ``x`` (flat), on both sides: True for
         the :attr:`twin`.
 
@@ -905,12 +905,14 @@ class _Engine:
         windows truncate little enough (:meth:`_small_truncation`, checked again at the
         tilts its refinement moves to, :class:`_TwinAsked`, and at the step it ends at,
         :meth:`_late_twin`); its twin, whose answers are those of an engine without the
-        lower ends, answers the other ε questions and every δ question (σ = 0.932,
-        p = 1.6e-5, T = 6,494, δ = 1.4e-14: the lower ends made ε infinite)."""
+        lower ends, answers the other ε questions (σ = 0.932, p = 1.6e-5, T = 6,494,
+        δ = 1.4e-14: the lower ends made ε infinite), and the δ questions of ``order``
+        whose answer here the truncation could move (:meth:`_tight_delta`)."""
         if not self.tight:
             return np.zeros(x.shape, dtype=bool)
         if kind != "eps":
-            return np.ones(x.shape, dtype=bool)
+            return np.array([self._tight_delta(order, v) is None for v in x.tolist()],
+                            dtype=bool)
         out = np.zeros(x.shape, dtype=bool)
         for i, v in enumerate(x.tolist()):
             if not v >= _TIGHT_FROM:
@@ -920,6 +922,36 @@ class _Engine:
                     self._memo[key] = all(self._small_truncation(o, v) for o in orders)
                 out[i] = not self._memo[key]
         return out
+
+    def _tight_delta(self, order: int, eps: float) -> float | None:
+        r"""This tight engine's sound δ at ``eps``, where the Q-mass its factor windows
+        truncate at the step its refinement ended at (charged to :math:`+\infty`, so
+        counted in δ) is at most 1e-4 of it: the truncation moves it by at most that
+        part, and the windows, several times shorter than the twin's for rarely sampled
+        steps, let the step go several times finer (σ = 0.6, p = 1e-6, 10⁷ steps,
+        ε = 0.05: 1.4e-7 against the twin's 2.2e-6, where the engine's ε answers put the
+        truth below 2e-7). None elsewhere (δ below about 1e-8): the twin answers, as
+        every δ question did before (decided once per order, from the sound side, whichever
+        side is asked first); at once, without a frame, where the truncation is over 1e-4
+        of the planning law's moment bound on δ, about the answer's ceiling."""
+        key = ("tight-delta", order, eps)
+        if key not in self._memo:
+            pk = self._plan_key(order, "delta", eps)
+            t = self._question_tilt(order, "delta", eps) if pk[0] != "trivial" else None
+            if t is not None and not self._truncated(order, *pk) <= 1e-4 * math.exp(
+                    min(_log_moment_bound(t[1], t[0], eps, self.law_q_inf(order)), 0.0)):
+                # (for speed: the planning law's moment bound, about the answer's ceiling,
+                # already fails the test; δ this small is the twin's at once)
+                self._memo[key] = None
+                return None
+            d = float(self._answer("pess", order, "delta", np.array([eps]))[0])
+            ok = math.isfinite(d) and d > 0.0
+            if ok and pk[0] != "trivial":
+                h, lam = pk
+                hs = self._memo.get(("delta-step", order, h, lam, eps), h)
+                ok = self._truncated(order, hs, lam) <= 1e-4 * d
+            self._memo[key] = d if ok else None
+        return self._memo[key]
 
     def _small_truncation(self, order: int, delta: float) -> bool:
         r"""Whether this tight engine's factor windows truncate, at the frame planned for ε
@@ -964,7 +996,7 @@ class _Engine:
         tight engine, the questions :meth:`_routed` names go to its :attr:`twin`."""
         x = np.asarray(x, dtype=float)
         flat = x.reshape(-1)
-        away = self._routed(kind, flat)
+        away = self._routed(kind, flat, order)
         out = np.empty(flat.shape)
         here = np.flatnonzero(~away)
         if here.size and kind == "eps" and self.tight:

@@ -78,3 +78,19 @@ def test_delta_refinement_goes_past_half_a_million_points_where_it_must():
     d = float(h.delta(e))
     assert float(h.epsilon(8e-5)) <= e < float(h.epsilon_bounds(6e-5)[0])
     assert 6e-5 < d < 9e-5
+
+
+def test_delta_goes_to_the_tight_engine_where_its_truncation_cannot_move_it():
+    # sigma = 0.6, p = 1e-6, 10^7 steps, eps = 0.05: every delta question went to the twin,
+    # whose factor windows are several times longer, so its frames could not refine the
+    # step: 2.24e-6 there. The engine's own eps answers bracket the truth: eps(2e-7) =
+    # 0.0494 <= eps, so delta <= 2e-7; the lower eps at 5e-8 is 0.0524 > eps, so
+    # delta > 5e-8. The tight engine's windows truncate at most 1e-4 of its answer
+    h = gdp.dpsgd(sigma=0.6, p=1e-6, steps=10_000_000)
+    e = 0.05
+    assert float(h.epsilon(2e-7)) <= e < float(h.epsilon_bounds(5e-8)[0])
+    lo, hi = (float(v) for v in h.delta_bounds(e))
+    assert hi == float(h.delta(e))
+    assert 5e-8 < hi <= 2e-7 and lo <= hi
+    engine = h.sound.engine
+    assert engine.tight and engine._tight_delta(1, e) == hi
