@@ -52,6 +52,13 @@ def test_other_side_keeps_its_narrow_frame_where_a_wider_one_would_be_too_large(
     assert 0.0 <= lo <= hi == float(h.delta(eps)) < 1e-20
 
 
+def _truth_between(h, e: float, below: float, above: float) -> None:
+    """The engine's ε answers, another route than its δ answers, put δ(e) in
+    (``below``, ``above``]: the sound ε at ``above`` is at most e, and the lower ε at
+    ``below`` exceeds it (δ is non-increasing in ε)."""
+    assert float(h.epsilon(above)) <= e < float(h.epsilon_bounds(below)[0])
+
+
 def test_delta_of_rarely_sampled_steps_refines_its_step():
     # sigma = 0.90, p = 4.4e-6, 1.2M steps, eps = 0.01245: the planned step does not
     # resolve a step's bulk, and the sound delta was 1.655e-4 (6% above the truth), the
@@ -60,7 +67,7 @@ def test_delta_of_rarely_sampled_steps_refines_its_step():
     # 0.012466 > eps, so delta > 1.55e-4
     h = gdp.dpsgd(sigma=0.90, p=4.4e-6, steps=1_200_000)
     e = 0.01245
-    assert float(h.epsilon(1.57e-4)) <= e < float(h.epsilon_bounds(1.55e-4)[0])
+    _truth_between(h, e, 1.55e-4, 1.57e-4)
     lo, hi = (float(v) for v in h.delta_bounds(e))
     assert hi == float(h.delta(e))
     assert 1.55e-4 < hi <= 1.005 * 1.57e-4
@@ -75,9 +82,8 @@ def test_delta_refinement_goes_past_half_a_million_points_where_it_must():
     # delta > 6e-5. The sound delta stays above the one and comes down toward the other
     h = gdp.dpsgd(sigma=0.6082833992129703, p=1.0757357844908684e-06, steps=9_790_681)
     e = 0.0272
-    d = float(h.delta(e))
-    assert float(h.epsilon(8e-5)) <= e < float(h.epsilon_bounds(6e-5)[0])
-    assert 6e-5 < d < 9e-5
+    _truth_between(h, e, 6e-5, 8e-5)
+    assert 6e-5 < float(h.delta(e)) < 9e-5
 
 
 def test_delta_goes_to_the_tight_engine_where_its_truncation_cannot_move_it():
@@ -88,7 +94,7 @@ def test_delta_goes_to_the_tight_engine_where_its_truncation_cannot_move_it():
     # delta > 5e-8. The tight engine's windows truncate at most 1e-4 of its answer
     h = gdp.dpsgd(sigma=0.6, p=1e-6, steps=10_000_000)
     e = 0.05
-    assert float(h.epsilon(2e-7)) <= e < float(h.epsilon_bounds(5e-8)[0])
+    _truth_between(h, e, 5e-8, 2e-7)
     lo, hi = (float(v) for v in h.delta_bounds(e))
     assert hi == float(h.delta(e))
     assert 5e-8 < hi <= 2e-7 and lo <= hi

@@ -130,11 +130,8 @@ def test_long_double_stays_where_tail_sums_do_worse(monkeypatch):
     assert a.roundoff < 1e-3 * _compose([(it, 100)], 0, 1 << 12).roundoff
 
 
-def test_rare_steps_go_by_tail_sums_in_double(monkeypatch):
-    # sigma = 0.8333, p = 3e-6, 10^7 steps, delta = 1e-10: the refinement's frames went to
-    # long double (1.1 s of 2.2 s), whose round-off, n gamma, was still most of their
-    # allowance; by tail sums the double frames err less, and the large ones are composed
-    # in double where long double is asked (0.95 s)
+def _powers_seen(monkeypatch) -> list[tuple[int, object]]:
+    """The (size, precision) of every power of a transform taken from now on."""
     powers = []
     power_spectrum = fourier._power_spectrum
 
@@ -143,6 +140,15 @@ def test_rare_steps_go_by_tail_sums_in_double(monkeypatch):
         return power_spectrum(Z, n, g, pr)
 
     monkeypatch.setattr(fourier, "_power_spectrum", spy)
+    return powers
+
+
+def test_rare_steps_go_by_tail_sums_in_double(monkeypatch):
+    # sigma = 0.8333, p = 3e-6, 10^7 steps, delta = 1e-10: the refinement's frames went to
+    # long double (1.1 s of 2.2 s), whose round-off, n gamma, was still most of their
+    # allowance; by tail sums the double frames err less, and the large ones are composed
+    # in double where long double is asked (0.95 s)
+    powers = _powers_seen(monkeypatch)
     m = gdp.dpsgd(sigma=0.8333, p=3e-6, steps=10_000_000)
     eps = m.epsilon(1e-10)
     # (the frames of a million points and more by tail sums in double, not in long double)
@@ -158,14 +164,7 @@ def test_tail_sums_within_twice_long_double_are_taken(monkeypatch):
     # million points) are asked in long double, and their powers by tail sums bound the
     # round-off within 0.54 and 0.75 of long double's; taken, the answer moves by 5e-8
     # of itself (1.46 -> 0.93 s)
-    powers = []
-    power_spectrum = fourier._power_spectrum
-
-    def spy(Z, n, g, pr=fourier._DOUBLE):
-        powers.append((Z.size, pr))
-        return power_spectrum(Z, n, g, pr)
-
-    monkeypatch.setattr(fourier, "_power_spectrum", spy)
+    powers = _powers_seen(monkeypatch)
     eps = float(gdp.dpsgd(sigma=0.6, p=1e-6, steps=1_000_000).epsilon(1e-6))
     assert powers and not any(pr is _EXTENDED for size, pr in powers if size > 300_000)
     powers.clear()
