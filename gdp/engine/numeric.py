@@ -1030,6 +1030,10 @@ class _Engine:
                 for i in kept:
                     out[i] = self._memo[("tight-eps", order, float(flat[i]))]
                 here = np.setdiff1d(here, np.array(kept, dtype=np.int64))
+        if here.size and kind == "delta" and self.tight and side == "pess":
+            # (the sound answers :meth:`_routed` found here, :meth:`_tight_delta`'s)
+            out[here] = [self._memo[("tight-delta", order, v)] for v in flat[here].tolist()]
+            here = here[:0]
         if here.size:
             out[here] = self._answer(side, order, kind, flat[here])
         if away.any():
