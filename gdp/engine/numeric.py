@@ -125,6 +125,14 @@ _JUMPS_DELTA_BELOW = 1e-6
 # the box users ask about: on the seeded scans, most of the split's cost in δ questions went
 # to answers of 1e-25 to 1e-31)
 _JUMPS_FLOOR = 1e-17
+# the largest frame the other side builds beyond its first at a step and tilt (a wider
+# window, or the transforms in long double) where the δ asked about is below _JUMPS_FLOOR:
+# δ(30) at σ = 0.6, p = 1e-6, 10⁷ steps built 2.6 million points in double, then 4.1
+# million in double and in long double for a lower end of 1.6e-134 under a sound 2e-23, in
+# 6 s (the sound answer 0.1 s). Inside the box such frames can pay: with the cap at any δ,
+# two of the 80 rare-bulk brackets widened (ε at δ = 5.8e-9, σ = 0.608, p = 1.1e-6, 9.8M
+# steps: 2.1% to 5.3%, for 1 s of 5.2 s)
+_EXTRA_POINTS = 1 << 21
 # the splits an engine keeps (each holds two engines of its own with their frames, about
 # 110 MB at 10^7 steps, measured); one asked again after it went is built again (a
 # bracket asks one split on both sides)
@@ -1333,6 +1341,8 @@ class _Engine:
         went = ("ext-went", side, order, lam, kind, float(x[0])) if x.size == 1 else None
         first_ext = first_ext or extended and went is not None and \
             h < self._memo.get(went, 0.0)
+        if first_ext and not self._extra_fits(side, order, h, lam, _LOG_ETA, True, kind, x):
+            first_ext = False
         # (the frames built: frame, the indices it answers, in long double, its window)
         built: list[tuple[_Frame, np.ndarray, bool, float]] = []
         if won is not None and won in self._memo:
@@ -1376,6 +1386,8 @@ class _Engine:
                 for lw, e in sorted(set(zip(lws.tolist(), in_ext.tolist(), strict=True))):
                     sel = iw[(lws == lw) & (in_ext == e)]
                     try:
+                        if not self._extra_fits(side, order, h, lam, lw, e, kind, x[sel]):
+                            continue
                         fw = self.frame(side, order, h, lam, lw, e)
                     except ValueError:
                         # (a wider window than max_points allows: the narrow frame's
@@ -1397,10 +1409,26 @@ class _Engine:
             if not extended:  # (what was left out: see _refine_step)
                 for xj in x[ext].tolist():
                     self._memo[("ext-left", side, order, h, lam, kind, xj)] = True
-            elif ext.size:
+            elif ext.size and self._extra_fits(side, order, h, lam, le, True, kind, x[ext]):
                 fx = self.frame(side, order, h, lam, le, extended=True)
                 v[ext] = _best(side, v[ext], ask(fx, x[ext]))
         return v
+
+    def _extra_fits(self, side: str, order: int, h: float, lam: float, log_eta: float,
+                    extended: bool, kind: str, x: np.ndarray) -> bool:
+        r"""Whether a frame beyond the first at step ``h`` and tilt ``lam`` (window at
+        :math:`e^{\log\eta}`, in long double or not) is built for the questions ``x``: on the
+        sound side always; on the other side where it holds at most ``_EXTRA_POINTS``, or
+        where a δ asked about (given, or at an ε given, the sound frame's bound at this
+        step) is at least ``_JUMPS_FLOOR``, a hundred times below the smallest δ of the box.
+        The other side composes no blocks (:meth:`_blocked`), so its frames can hold tens
+        of times the sound side's points, and beyond the cap they cost seconds in long
+        double; the first frame's answer, a bound, stands. For speed only."""
+        if side == "pess" or \
+                self._frame_span(side, order, h, lam, log_eta, extended)[4] <= _EXTRA_POINTS:
+            return True
+        d = x if kind == "eps" else self.frame("pess", order, h, lam).delta(x)
+        return bool(np.max(d, initial=0.0) >= _JUMPS_FLOOR)
 
     @staticmethod
     def _wide_log_eta(fr: _Frame, kind: str, x: np.ndarray, v: np.ndarray) -> np.ndarray:

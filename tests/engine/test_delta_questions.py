@@ -52,6 +52,33 @@ def test_other_side_keeps_its_narrow_frame_where_a_wider_one_would_be_too_large(
     assert 0.0 <= lo <= hi == float(h.delta(eps)) < 1e-20
 
 
+def test_other_side_builds_no_second_frame_beyond_its_cap(monkeypatch):
+    # sigma = 0.6, p = 1e-6, 10^7 steps, delta at eps = 30: the sound answer took 0.1 s;
+    # the other side built 2.6 million points, then 4.1 million in double and again in long
+    # double, 6 s, for a lower end of 1.6e-134. Beyond its first frame at a step and tilt,
+    # it builds none over _EXTRA_POINTS; the first frame's answer, a bound, stands
+    from gdp.engine import numeric
+
+    built: list[tuple[str, float, float, bool, int]] = []
+    frame = numeric._Engine.frame
+
+    def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False):
+        fr = frame(self, side, order, h, lam, log_eta, extended)
+        built.append((side, h, lam, extended, fr.s.size))
+        return fr
+
+    monkeypatch.setattr(numeric._Engine, "frame", spy)
+    h = gdp.dpsgd(sigma=0.6, p=1e-6, steps=10_000_000)
+    lo, hi = _sound_bracket(h, 30.0)
+    assert 0.0 <= lo <= hi < 1e-20
+    big: dict[tuple[float, float], int] = {}
+    for side, hh, lam, ext, n in built:
+        if side == "opt" and n > numeric._EXTRA_POINTS:
+            assert not ext
+            big[(hh, lam)] = big.get((hh, lam), 0) + 1
+    assert big and max(big.values()) == 1
+
+
 def _truth_between(h, e: float, below: float, above: float) -> None:
     """The engine's ε answers, another route than its δ answers, put δ(e) in
     (``below``, ``above``]: the sound ε at ``above`` is at most e, and the lower ε at
