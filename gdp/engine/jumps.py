@@ -370,19 +370,19 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
     0.45 s gained 0.0002%) at :math:`k = 1/2, 1/4, \dots` of the step, at
     most ``halvings`` times (default ``_HALVINGS``, 3), while the error left after a move
     m (:func:`_left_after`: of the first order, :math:`m k/(1-k)`, unless the last two
-    moves shrank over 3 times) is over ``rtol`` of the answer, stopping where a finer step's
-    answer is no better; ``report``, where given, gets ``"halvings"``, the number of the last that
-    bettered it (0 for none). The other side searches again where ``halvings`` (the sound
-    side's count, in the engine) is 1 or more, or by default where :func:`_jump_move` says
-    so: at the sound side's count of halvings and at ``_HALVINGS``, then one halving finer
-    at a time, up to ``_HALVINGS_OTHER`` (5), while its answer is over 2 ``rtol`` below
-    ``start`` (the sound answer). Its lower ends are not monotone in the step and are poor
-    until the step resolves one factor's bulk (10⁶ steps, δ = 1e-15: the jump term's lower
-    δ was 6.75e-7, 6.39e-7, 6.53e-7 and 7.02e-7 at 1 to 1/8 of the step, the sound one
-    7.05e-7 at 1/8; on ten runs of σ = 1/1.2, p = 3e-6 from 10⁴ to 10⁷ steps the lower δ at
-    1/8 was within 3% of the sound one, at 1/4 up to 51% below; at σ = 0.83, p = 1.2e-6,
-    441,888 steps, 10% below at 1/8 and 0.5% at 1/16). The best answer of each side is
-    returned (each is a bound on its side).
+    moves shrank over 3 times) is over ``rtol`` of the answer, stopping where a finer
+    step's answer is no better; ``report``, where given, gets ``"halvings"``, the number of
+    the last that bettered it (0 for none). The other side searches again where ``halvings``
+    (the sound side's count, in the engine) is 1 or more, or by default where
+    :func:`_jump_move` says so: at the sound side's count of halvings and at ``_HALVINGS``,
+    then one halving finer at a time, up to ``_HALVINGS_OTHER`` (5), while its answer is
+    over 2 ``rtol`` below ``start`` (the sound answer). Its lower ends are not monotone in
+    the step and are poor until the step resolves one factor's bulk (10⁶ steps, δ = 1e-15:
+    the jump term's lower δ was 6.75e-7, 6.39e-7, 6.53e-7 and 7.02e-7 at 1 to 1/8 of the
+    step, the sound one 7.05e-7 at 1/8; on ten runs of σ = 1/1.2, p = 3e-6 from 10⁴ to 10⁷
+    steps the lower δ at 1/8 was within 3% of the sound one, at 1/4 up to 51% below; at σ =
+    0.83, p = 1.2e-6, 441,888 steps, 10% below at 1/8 and 0.5% at 1/16). The best answer of
+    each side is returned (each is a bound on its side).
 
     **Giving up.** The sound side first asks the bulk alone (its frames are small; the
     jump term's at 10⁷ steps take a second), at ``start`` and 0.99 of it, and gives up

@@ -1219,12 +1219,11 @@ class _Engine:
         """Order 1's lower end of ε at ``delta`` from the split alone, where the sound side's
         split gained and this lies within ``_BRACKET_WIDTH`` of its answer (the width the
         default accuracy, rtol = 1e-3, aims at; in proportion for a smaller ``rtol``): the
-        ordinary lower end, at most the true ε, could then
-        raise it by less than that, and is not asked (at σ = 1/1.2, p = 3e-6, 10⁷ steps,
-        δ = 1e-15 it took 4.9 s of the bracket's 5.5 s, and lay far below the split's; with
-        the split's bracket 0.103% wide, over ``rtol``, it was asked again, 5.8 s); None
-        elsewhere (the caller takes the better of the ordinary lower end and
-        :meth:`jump_eps`'s)."""
+        ordinary lower end, at most the true ε, could then raise it by less than that, and
+        is not asked (at σ = 1/1.2, p = 3e-6, 10⁷ steps, δ = 1e-15 it took 4.9 s of the
+        bracket's 5.5 s, and lay far below the split's; with the split's bracket 0.103%
+        wide, over ``rtol``, it was asked again, 5.8 s); None elsewhere (the caller takes
+        the better of the ordinary lower end and :meth:`jump_eps`'s)."""
         if not delta < _JUMPS_BELOW:
             return None
         if ("jumps", "pess", delta) not in self._memo:
@@ -1330,7 +1329,9 @@ class _Engine:
         by the whole lattice law's Chernoff bound at its best tilt. Where the transforms'
         round-off dominates the answer and is most of the frame's l1 allowance, the same
         frame with its transforms in extended precision (where the platform has it) as
-        well, the wider frame in the precision so chosen (``extended=False``: not)."""
+        well, the wider frame in the precision so chosen (``extended=False``: not). The
+        other side builds those beyond its first frame within ``_EXTRA_POINTS`` only where
+        the δ asked about is tiny (:meth:`_extra_fits`)."""
         def ask(f: _Frame, xs: np.ndarray) -> np.ndarray:  # (a new array: updated in place)
             return f.epsilon(xs) if kind == "eps" else f.delta(xs)
 
