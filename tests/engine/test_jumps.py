@@ -237,12 +237,9 @@ def test_jump_term_refinement_is_judged_against_the_splits_answer():
     assert hi - lo <= 1e-3 * hi
 
 
-def test_other_side_leaves_the_ordinary_lower_end_where_the_splits_suffices(monkeypatch):
-    # sigma = 1/1.2, p = 3e-6, 10^6 steps, delta = 1e-14: the split's lower end lies within
-    # rtol of its sound answer, so the ordinary lower end (at most the truth) could raise it
-    # by less than rtol, and is not asked (at 10^7 steps, delta = 1e-15, it took 4.9 s of
-    # the bracket's 5.5 s); the bracket is the split's
-    asked = []
+def _answers_asked(monkeypatch) -> list[tuple[str, int, str]]:
+    """The (side, order, kind) of every question an engine is asked from now on."""
+    asked: list[tuple[str, int, str]] = []
     answer = _Engine.answer
 
     def spy(self, side, order, kind, x):
@@ -250,6 +247,15 @@ def test_other_side_leaves_the_ordinary_lower_end_where_the_splits_suffices(monk
         return answer(self, side, order, kind, x)
 
     monkeypatch.setattr(_Engine, "answer", spy)
+    return asked
+
+
+def test_other_side_leaves_the_ordinary_lower_end_where_the_splits_suffices(monkeypatch):
+    # sigma = 1/1.2, p = 3e-6, 10^6 steps, delta = 1e-14: the split's lower end lies within
+    # rtol of its sound answer, so the ordinary lower end (at most the truth) could raise it
+    # by less than rtol, and is not asked (at 10^7 steps, delta = 1e-15, it took 4.9 s of
+    # the bracket's 5.5 s); the bracket is the split's
+    asked = _answers_asked(monkeypatch)
     h = gdp.dpsgd(sigma=1 / 1.2, p=3e-6, steps=1_000_000)
     lo, hi = map(float, h.epsilon_bounds(1e-14))
     assert ("pess", 1, "eps") in asked and ("opt", 1, "eps") not in asked
@@ -261,14 +267,7 @@ def test_other_side_leaves_the_ordinary_lower_end_within_the_brackets_width(monk
     # sigma = 1/1.2, p = 3e-6, 10^7 steps, delta = 1e-15: the split's bracket is 0.103%
     # wide, over rtol; the ordinary lower end (5.8 s, far below the split's) is still not
     # asked: it is where the split's is over _BRACKET_WIDTH below the sound answer
-    asked = []
-    answer = _Engine.answer
-
-    def spy(self, side, order, kind, x):
-        asked.append((side, order, kind))
-        return answer(self, side, order, kind, x)
-
-    monkeypatch.setattr(_Engine, "answer", spy)
+    asked = _answers_asked(monkeypatch)
     h = gdp.dpsgd(sigma=1 / 1.2, p=3e-6, steps=10_000_000)
     lo, hi = map(float, h.epsilon_bounds(1e-15))
     assert ("opt", 1, "eps") not in asked
