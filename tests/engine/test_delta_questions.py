@@ -55,8 +55,9 @@ def test_other_side_keeps_its_narrow_frame_where_a_wider_one_would_be_too_large(
 def test_other_side_builds_no_second_frame_beyond_its_cap(monkeypatch):
     # sigma = 0.6, p = 1e-6, 10^7 steps, delta at eps = 30: the sound answer took 0.1 s;
     # the other side built 2.6 million points, then 4.1 million in double and again in long
-    # double, 6 s, for a lower end of 1.6e-134. Beyond its first frame at a step and tilt,
-    # it builds none over _EXTRA_POINTS; the first frame's answer, a bound, stands
+    # double, 6 s, for a lower end of 1.6e-134. Where the δ asked about is below
+    # _JUMPS_FLOOR (the sound 2e-23 here), it builds none over _EXTRA_POINTS beyond its
+    # first frame at a step and tilt; the first frame's answer, a bound, stands
     from gdp.engine import numeric
 
     built: list[tuple[str, float, float, bool, int]] = []
