@@ -1216,14 +1216,14 @@ class _Engine:
         return out
 
     def split_lower_end(self, delta: float) -> float | None:
-        """Order 1's lower end of ε at ``delta`` from the split alone, where the sound side's
-        split gained and this lies within ``_BRACKET_WIDTH`` of its answer (the width the
-        default accuracy, rtol = 1e-3, aims at; in proportion for a smaller ``rtol``): the
-        ordinary lower end, at most the true ε, could then raise it by less than that, and
-        is not asked (at σ = 1/1.2, p = 3e-6, 10⁷ steps, δ = 1e-15 it took 4.9 s of the
-        bracket's 5.5 s, and lay far below the split's; with the split's bracket 0.103%
-        wide, over ``rtol``, it was asked again, 5.8 s); None elsewhere (the caller takes
-        the better of the ordinary lower end and :meth:`jump_eps`'s)."""
+        """Order 1's lower end of ε at ``delta`` from the split alone, where the sound side's split
+        gained and this lies within ``_BRACKET_WIDTH`` of its answer (the width the default
+        accuracy aims at; in proportion for a smaller ``rtol``): the ordinary lower end, at
+        most the true ε, could then raise it by less than that, and is not asked (at σ =
+        1/1.2, p = 3e-6, 10⁷ steps, δ = 1e-15 it took 4.9 s of the bracket's 5.5 s, and lay
+        far below the split's; with the split's bracket 0.103% wide, over ``rtol``, it was
+        asked again, 5.8 s); None elsewhere (the caller takes the better of the ordinary
+        lower end and :meth:`jump_eps`'s)."""
         if not delta < _JUMPS_BELOW:
             return None
         if ("jumps", "pess", delta) not in self._memo:
@@ -1231,7 +1231,7 @@ class _Engine:
         if not self._memo.get(("jumps-gained", delta), False):
             return None
         v = self.jump_eps("opt", delta, 0.0)
-        width = min(_BRACKET_WIDTH, _BRACKET_WIDTH / 1e-3 * self.acc.rtol)
+        width = min(_BRACKET_WIDTH, _BRACKET_WIDTH / Accuracy().rtol * self.acc.rtol)
         return v if v >= (1.0 - width) * self._memo[("jumps", "pess", delta)] else None
 
     def jump_delta(self, side: str, eps: float, ordinary: float) -> float:
