@@ -81,6 +81,7 @@ from .planning import (
     _gauss_eps,
     _offset,
     _other_offset,
+    _pile_top,
     _plan_atoms,
     _quantise,
     _window_of,
@@ -258,6 +259,15 @@ class _Engine:
             bulk = len(self.groups) <= 16
             self._memo[key] = _offset(law, h, bulk) if side == "pess" else \
                 _other_offset(law, h, bulk, n)
+        return self._memo[key]
+
+    def _pile(self, law: Law, h: float) -> float | None:
+        """The other side's pile region's top for ``law`` at step ``h``
+        (:func:`~gdp.engine.planning._pile_top`), searched where the offsets look for a
+        bulk (powers and short lists); remembered."""
+        key = ("pile", id(law), h)
+        if key not in self._memo:
+            self._memo[key] = _pile_top(law, h) if len(self.groups) <= 16 else None
         return self._memo[key]
 
     def plan_kgf(self, order: int) -> _KGF:
@@ -501,7 +511,8 @@ class _Engine:
                 if side == "pess":
                     lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h))
                 else:
-                    lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h, side, fa.n))
+                    lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h, side, fa.n),
+                                        self._pile(fa.opt, h))
             self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]
         return self._lats[key]
 
