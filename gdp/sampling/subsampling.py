@@ -170,6 +170,13 @@ class SubsampledLaw(_OfBaseLaw):
         np.abs(X, out=low)
         low *= 4 * EPS
         EX += low
+        # the base excess is against u(r) rounded, within d = 4u(1 + |u(r)|) (expm1 and the
+        # quotient a relative u each, log1p's argument's error passed on at most whole, its
+        # result's rounding): p P (e^u(r) - e^u') is within P (e^r - 1 + p) d (1 + 4d)
+        d = 4 * EPS * (1.0 + np.abs(ur))
+        sl = np.multiply(P, np.expm1(np.minimum(r, 709.0)) + p)
+        sl *= d * (1.0 + 4.0 * d)
+        EX += np.where(ok, np.abs(sl), 0.0)
         np.multiply(P, 4e-16, out=pQ)
         pQ += EP
         return P, qp, pQ, e_q, X, EX

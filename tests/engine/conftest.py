@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import mpmath
+import numpy as np
 import pytest
 
 from gdp.engine import numeric
+from gdp.sampling import subsampling
 
 
 @pytest.fixture
@@ -51,3 +54,48 @@ def discretised_points(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(numeric._Engine, "lats", spy)
     return built
+
+
+def _normal_cell(z0, z1):
+    """Standard normal mass of (z0, z1] in the current mpmath precision, on the side of the
+    shorter tail."""
+    if z0 == -mpmath.inf:
+        return mpmath.ncdf(z1)
+    if z0 >= 0:
+        return mpmath.ncdf(-z0) - mpmath.ncdf(-z1)
+    return mpmath.ncdf(z1) - mpmath.ncdf(z0)
+
+
+@pytest.fixture
+def exact_normal_cell() -> Callable:
+    """``cell(z0, z1)``: the standard normal mass of (z0, z1] in 40 digits."""
+    mpmath.mp.dps = 40
+    return _normal_cell
+
+
+@pytest.fixture
+def exact_subsampled_cells() -> Callable:
+    """``cells(s, p, edges, target)``: the P-masses, Q-masses and excesses against the loss
+    ``target`` of the cells between ``edges`` (losses of the subsampled Gaussian of noise
+    ``s`` and rate ``p``) in 40 digits, for the cells the law's floating point makes of
+    them: the base losses u = log(1 + (e^t - 1)/p) and the P-positions (u + mu^2/2)/mu as
+    rounded, the Q-positions their exact translates by -mu (the law's error bounds are for
+    these cells; how far they lie from the nominal ones is a loss shift of a few ulps)."""
+    def cells(s, p, edges, target):
+        mpmath.mp.dps = 40
+        mu = 1.0 / s
+        m, pp = mpmath.mpf(mu), mpmath.mpf(p)
+        u = subsampling._base_eps(np.asarray(edges, dtype=float), p)
+        with np.errstate(all="ignore"):
+            zp = (u + 0.5 * mu * mu) / mu
+        z = [mpmath.mpf(float(v)) if np.isfinite(v) else -mpmath.inf for v in zp]
+        ur = mpmath.log1p(mpmath.expm1(mpmath.mpf(float(target))) / pp)
+        P, Q, X = [], [], []
+        for a, b in zip(z[:-1], z[1:], strict=True):
+            pb, qb = _normal_cell(a, b), _normal_cell(a - m, b - m)
+            P.append(pb)
+            Q.append((1 - pp) * pb + pp * qb)
+            X.append(pp * (qb - mpmath.exp(ur) * pb))
+        return P, Q, X
+
+    return cells

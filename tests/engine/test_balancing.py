@@ -17,7 +17,6 @@ import pytest
 import gdp
 from gdp._numerics import EPS
 from gdp.engine import batch, lattice, law_of, planning
-from gdp.sampling import subsampling
 
 
 def _jacobi(x, Y, u2, s2, iters=200):
@@ -257,35 +256,6 @@ def test_a_pile_garbled_by_runs_stays_below_its_profile_and_close_to_it():
     assert gap_new.mean() < 0.1 * gap_old.mean()    # 0.17% against 4.8%
 
 
-def _exact_cells(s, p, edges, target):
-    """P- and Q-masses of the cells between ``edges`` (losses of the subsampled Gaussian
-    of noise ``s`` and rate ``p``) and their excess against the loss ``target``, in 40-digit
-    arithmetic, for the cells the law's floating point makes of them: the base losses
-    u = log(1 + (e^t - 1)/p), their standardised positions (u + mu^2/2)/mu under P and
-    (u - mu^2/2)/mu under Q, and the target's u, each as the law rounds it (the law's error
-    bounds are for its own cells: how far those lie from the nominal ones is the law's
-    affair, not the runs')."""
-    mu = 1.0 / s
-    u = subsampling._base_eps(np.asarray(edges, dtype=float), p)
-    with np.errstate(all="ignore"):
-        zp, zq = (u + 0.5 * mu * mu) / mu, (u - 0.5 * mu * mu) / mu
-    ur = mpmath.mpf(float(subsampling._base_eps(np.array([target]), p)[0]))
-
-    def masses(z):
-        out = []
-        for a, b in zip(z[:-1], z[1:], strict=True):
-            a, b = mpmath.mpf(float(a)), mpmath.mpf(float(b))
-            out.append(mpmath.ncdf(-a) - mpmath.ncdf(-b) if a >= 0 else
-                       mpmath.ncdf(b) - mpmath.ncdf(a))
-        return out
-
-    pp = mpmath.mpf(p)
-    Pb, Qb = masses(zp), masses(zq)
-    Q = [(1 - pp) * a + pp * b for a, b in zip(Pb, Qb, strict=True)]
-    X = [pp * (b - mpmath.exp(ur) * a) for a, b in zip(Pb, Qb, strict=True)]
-    return Q, X
-
-
 @pytest.mark.parametrize(("s", "p", "h", "n", "cells"), [
     (0.5801206084334135, 1.4011594329958747e-06, 6.43e-7, 3828574, 1 << 14),
     # (256 fine cells a step: one-cell runs after shared cells, whose parts are taken
@@ -293,12 +263,12 @@ def _exact_cells(s, p, edges, target):
     (0.6215973229288252, 2.3068827733516803e-05, 5.61e-6, 54621, 1 << 14),
     (0.6215973229288252, 2.3068827733516803e-05, 5.61e-6, 54621, 1 << 18),
 ])
-def test_the_runs_balance_within_their_charged_bounds(monkeypatch, s, p, h, n, cells):
-    # each run's Q-mass and imbalance Q - e^t P, recomputed cell by cell in 40 digits
+def test_the_runs_balance_within_their_charged_bounds(monkeypatch, exact_subsampled_cells,
+                                                      s, p, h, n, cells):
+    # each run's Q-mass and imbalance Q - e^t P, recomputed part by part in 40 digits
     # from the runs returned, lie within the bounds charged (eq, ex), and those bounds
     # are small
     monkeypatch.setattr(lattice, "_PILE_CELLS", cells)
-    mpmath.mp.dps = 40
     _, law, off, top, ka, _, t = _pile_case(s, p, h, n)
     a = int(np.floor((top - off) / h)) - ka
     e = np.concatenate([t - 0.5 * h, [np.inf]])[:a + 2]
@@ -325,7 +295,7 @@ def test_the_runs_balance_within_their_charged_bounds(monkeypatch, s, p, h, n, c
             edges = fe[st[r]:en[r] + 2]
         else:
             edges = np.array([fe[st[r]], fe[lo], fe[hi], fe[hi + 1]])
-        Q, X = _exact_cells(s, p, edges, t[k])
+        _, Q, X = exact_subsampled_cells(s, p, edges, t[k])
         w = [mpmath.mpf(1)] * len(Q)
         w[0] = mpmath.mpf(float(firsts[r]))
         w[-1] = mpmath.mpf(float(min(firsts[r], lasts[r]) if st[r] == en[r] else lasts[r]))

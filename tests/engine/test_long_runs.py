@@ -25,12 +25,14 @@ def _exact_cells(mu: float, p: float, t: np.ndarray) -> tuple[list, list]:
     """Q-masses and excesses over the lower ends of the cells (t_i, t_i+1] of the
     Poisson-subsampled Gaussian's loss (P = N(0, 1), Q = (1 - p) P + p N(mu, 1)), in
     50-digit arithmetic. The cells are those the law evaluates: its edges, mapped to the
-    Gaussian's points in double (each map rounds an edge by a few ulps, a loss shift of a
-    few ulps that the lattice's shift covers), are taken as given."""
+    Gaussian's P-points in double (each map rounds an edge by a few ulps, a loss shift of a
+    few ulps that the lattice's shift covers), are taken as given, and the Q-points are
+    their exact translates by -mu (:meth:`~gdp.engine.laws.GaussianLaw.cells`)."""
     u = _base_eps(t, p)
-    zp, zq = (u + 0.5 * mu * mu) / mu, (u - 0.5 * mu * mu) / mu
+    zp = (u + 0.5 * mu * mu) / mu
     with mp.workdps(50):
         pp = mp.mpf(p)
+        zq = [mp.mpf(float(z)) - mp.mpf(mu) for z in zp]
         q, x = [], []
         for i in range(len(t) - 1):
             P = mp.ncdf(zp[i + 1]) - mp.ncdf(zp[i])
