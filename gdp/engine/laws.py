@@ -379,7 +379,7 @@ class GaussianLaw(_MuLaw):
         bounds, both for one partition: the P-positions :math:`z = (t + \mu^2/2)/\mu`
         rounded once, the Q-positions their exact translates :math:`z - \mu` (the two
         computed apart rounded differently, which left the two masses of slightly
-        different cells: up to 11 times a far-tail cell's error bound, and a relative
+        different cells: up to 10 times a far-tail cell's error bound, and a relative
         :math:`\delta z/\Delta z` of a narrow one's, checked against 40-digit
         quadrature). :math:`z - \mu = s + e` exactly (TwoSum); the Q-tails are taken at s
         and moved to :math:`s + e` by :math:`\varphi(s)e`, whose remainder is at most

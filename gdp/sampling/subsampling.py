@@ -172,11 +172,14 @@ class SubsampledLaw(_OfBaseLaw):
         EX += low
         # the base excess is against u(r) rounded, within d = 4u(1 + |u(r)|) (expm1 and the
         # quotient a relative u each, log1p's argument's error passed on at most whole, its
-        # result's rounding): p P (e^u(r) - e^u') is within P (e^r - 1 + p) d (1 + 4d)
+        # result's rounding): p P (e^u(r) - e^u') is within P (e^r - 1 + p) d (1 + 4d),
+        # taken as P e^r (1 + 1e-9) d (1 + 4d) above r = 700 (where e^r overflows alone)
         d = 4 * EPS * (1.0 + np.abs(ur))
-        sl = np.multiply(P, np.expm1(np.minimum(r, 709.0)) + p)
+        with np.errstate(all="ignore"):
+            sl = np.where(r > 700.0, np.exp(np.log(P) + r) * (1.0 + 1e-9),
+                          P * (np.expm1(np.minimum(r, 700.0)) + p))
         sl *= d * (1.0 + 4.0 * d)
-        EX += np.where(ok, np.abs(sl), 0.0)
+        EX += np.where(ok & np.isfinite(sl), np.abs(sl), np.where(ok, np.inf, 0.0))
         np.multiply(P, 4e-16, out=pQ)
         pQ += EP
         return P, qp, pQ, e_q, X, EX
