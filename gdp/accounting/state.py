@@ -90,9 +90,13 @@ def curve_to_spec(f: TradeOff) -> dict[str, Any] | None:
         name, field = _WRAPPED[t]
         return {"type": name, field.rstrip("_"): getattr(f, field), "base": base}
     if t is PiecewiseLinear:
-        return {"type": "piecewise", "name": f.name, "symmetric": bool(f.symmetric),
-                "alpha": f.alpha.tolist(), "beta": f.beta.tolist(),
-                "one_minus_beta": f.one_minus_beta.tolist()}
+        out = {"type": "piecewise", "name": f.name, "symmetric": bool(f.symmetric),
+               "alpha": f.alpha.tolist(), "beta": f.beta.tolist(),
+               "one_minus_beta": f.one_minus_beta.tolist()}
+        if f.pmfs is not None:  # (its atoms come from them, exactly: a curve rebuilt from the
+            # vertices alone had atoms a few ulps off, and its compositions' last digits)
+            out["pmfs"] = [f.pmfs[0].tolist(), f.pmfs[1].tolist()]
+        return out
     return None
 
 
@@ -110,9 +114,11 @@ def curve_from_spec(spec: Any, where: str = "tradeoff") -> TradeOff:
     if kind not in keys:
         raise ValueError(f"{where} has an unknown curve type {kind!r}; expected one of "
                          f"{sorted(keys)}")
-    if set(spec) - {"type"} != keys[kind]:
-        raise ValueError(f"{where} of type {kind!r} must have the keys {sorted(keys[kind])}; "
-                         f"got {sorted(set(spec) - {'type'})}")
+    optional = {"pmfs"} if kind == "piecewise" else set()
+    if not keys[kind] <= set(spec) - {"type"} <= keys[kind] | optional:
+        extra = f" (and optionally {sorted(optional)})" if optional else ""
+        raise ValueError(f"{where} of type {kind!r} must have the keys {sorted(keys[kind])}"
+                         f"{extra}; got {sorted(set(spec) - {'type'})}")
     if kind in ("gaussian", "laplace"):
         cls = Gaussian if kind == "gaussian" else Laplace
         return cls(mu=_real(f"{where}.mu", spec["mu"], lo=0.0, finite=False))
@@ -129,8 +135,13 @@ def curve_from_spec(spec: Any, where: str = "tradeoff") -> TradeOff:
                for a in arrs) or arrs[0].size < 2:
             raise ValueError(f"{where}: 'alpha', 'beta', 'one_minus_beta' must be finite "
                              "lists of one length >= 2")
+        pmfs = spec.get("pmfs")
+        if pmfs is not None and not (isinstance(pmfs, list | tuple) and len(pmfs) == 2):
+            raise ValueError(f"{where}: 'pmfs' must be a pair of lists (P, Q); got "
+                             f"{pmfs!r:.60}")
         return PiecewiseLinear(alpha=arrs[0], beta=arrs[1], name=spec["name"],
-                               symmetric=spec["symmetric"], one_minus_beta=arrs[2])
+                               symmetric=spec["symmetric"], one_minus_beta=arrs[2],
+                               pmfs=None if pmfs is None else (pmfs[0], pmfs[1]))
     base = curve_from_spec(spec["base"], f"{where}.base")
     if kind == "with_delta":
         return WithDelta(base=base, delta_=_real(f"{where}.delta", spec["delta"], lo=0.0,
