@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import mpmath
 import numpy as np
@@ -67,22 +67,25 @@ def _normal_cell(z0, z1):
 
 
 @pytest.fixture
-def exact_normal_cell() -> Callable:
-    """``cell(z0, z1)``: the standard normal mass of (z0, z1] in 40 digits."""
+def exact_normal_cell() -> Iterator[Callable]:
+    """``cell(z0, z1)``: the standard normal mass of (z0, z1]; the test runs in 40 digits
+    (mpmath's precision restored after it)."""
+    old = mpmath.mp.dps
     mpmath.mp.dps = 40
-    return _normal_cell
+    yield _normal_cell
+    mpmath.mp.dps = old
 
 
 @pytest.fixture
-def exact_subsampled_cells() -> Callable:
+def exact_subsampled_cells() -> Iterator[Callable]:
     """``cells(s, p, edges, target)``: the P-masses, Q-masses and excesses against the loss
     ``target`` of the cells between ``edges`` (losses of the subsampled Gaussian of noise
     ``s`` and rate ``p``) in 40 digits, for the cells the law's floating point makes of
     them: the base losses u = log(1 + (e^t - 1)/p) and the P-positions (u + mu^2/2)/mu as
     rounded, the Q-positions their exact translates by -mu (the law's error bounds are for
-    these cells; how far they lie from the nominal ones is a loss shift of a few ulps)."""
+    these cells; how far they lie from the nominal ones is a loss shift of a few ulps). The
+    test runs in 40 digits (mpmath's precision restored after it)."""
     def cells(s, p, edges, target):
-        mpmath.mp.dps = 40
         mu = 1.0 / s
         m, pp = mpmath.mpf(mu), mpmath.mpf(p)
         u = subsampling._base_eps(np.asarray(edges, dtype=float), p)
@@ -98,4 +101,7 @@ def exact_subsampled_cells() -> Callable:
             X.append(pp * (qb - mpmath.exp(ur) * pb))
         return P, Q, X
 
-    return cells
+    old = mpmath.mp.dps
+    mpmath.mp.dps = 40
+    yield cells
+    mpmath.mp.dps = old
