@@ -346,12 +346,12 @@ def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
         P, Q, EP, EQ, X, EX = _excess(law, edges, refs)
     q, x = Q[1:].copy(), X[1:].copy()
     eq, ex = EQ[1:].copy(), EX[1:].copy()
-    a = -1 if pile_top is None or law.atoms()[0].size else \
+    u, pa, qa = law.atoms()
+    a = -1 if pile_top is None or u.size else \
         min(int(math.floor((pile_top - off) / h)) - ka, n - 2)
     if 1 <= a <= _PILE_POINTS:  # (a bulk piled against the window's lower end)
         _pile_runs(law, edges[1:a + 3], t[:a + 2], q, x, eq, ex)
     qe = np.zeros(n)  # Q-masses of the law's atoms that sit on lattice points
-    u, pa, qa = law.atoms()
     atomic = False
     if u.size:
         # an atom on a lattice point stays there; any other joins the lattice point above

@@ -253,21 +253,24 @@ class _Engine:
     def _off(self, law: Law, h: float, side: str = "pess", n: int = 1) -> float:
         key = ("o", side, id(law), h) if side == "pess" else ("o", side, id(law), h, n)
         if key not in self._memo:
-            # (a concentrated bulk is looked for in powers and short lists, where a bulk
-            # rounded a step down on the other side repeats; in long lists of distinct
-            # factors the search costs more than it gains)
-            bulk = len(self.groups) <= 16
+            bulk = self._looks_for_bulk()
             self._memo[key] = _offset(law, h, bulk) if side == "pess" else \
                 _other_offset(law, h, bulk, n)
         return self._memo[key]
 
+    def _looks_for_bulk(self) -> bool:
+        """Whether a factor's concentrated bulk is looked for (the offsets, the other
+        side's pile): in powers and short lists, where a bulk rounded a step down on the
+        other side repeats; in long lists of distinct factors the search costs more than it
+        gains."""
+        return len(self.groups) <= 16
+
     def _pile(self, law: Law, h: float) -> float | None:
         """The other side's pile region's top for ``law`` at step ``h``
-        (:func:`~gdp.engine.planning._pile_top`), searched where the offsets look for a
-        bulk (powers and short lists); remembered."""
+        (:func:`~gdp.engine.planning._pile_top`), where a bulk is looked for; remembered."""
         key = ("pile", id(law), h)
         if key not in self._memo:
-            self._memo[key] = _pile_top(law, h) if len(self.groups) <= 16 else None
+            self._memo[key] = _pile_top(law, h) if self._looks_for_bulk() else None
         return self._memo[key]
 
     def plan_kgf(self, order: int) -> _KGF:
