@@ -190,7 +190,11 @@ def test_cut_is_tried_where_the_ordinary_answer_is_far_above_the_truth():
     law = SubsampledLaw(GaussianLaw(1.2), 3e-6)
     sp = jump_split(law, 10_000_000, 1e-15, 0.4846)
     assert sp is not None and 0.02 < sp.a < 0.03
-    assert sp.n * (sp.n - 1) / 2 * (sp.m + sp.em) ** 2 <= 1e-3 * 1e-15 * (1 + 1e-12)
+    target = math.sqrt(2e-3 * 1e-15 / (sp.n * (sp.n - 1.0)))
+    assert sp.m + sp.em <= target * (1 + 1e-12)
+    # (the cut is placed on two geometric grids: within 0.13% above the boundary)
+    _, Q, _, EQ = law.cells(np.array([sp.a / 1.0013, np.inf]))
+    assert Q[0] + EQ[0] > target
     assert jump_split(law, 10_000_000, 1e-15, 0.04) is None
 
 
