@@ -115,7 +115,9 @@ _TIGHT_FROM = 1e-8
 # cells the split gained up to 0.31% between 1e-11 and 1e-8 (σ = 0.68, p = 6e-6, 7.1M steps,
 # δ = 2e-11: 0.37709 → 0.37590, the bracket 2.1% → 0.30% wide), 15 of 40 configurations of
 # rare jumps at δ from 1e-11 to 1e-6 and 5 of 320 in the box tighter, none looser, for up to
-# 1 s more (the box's slowest sound answer 0.67 → 1.38 s)
+# 1 s more (the box's slowest sound answer 0.67 → 1.38 s); only for a rarely sampled step
+# (_Engine._rarely_sampled: where p > 1e-3 the split gained at most 3.9e-4 on the scans, for
+# 5 to 30 ms a question: σ = 1.414, p = 0.0063, 150,704 steps, δ = 2.9e-11, 28 → 15 ms)
 _JUMPS_BELOW = 1e-6
 # for δ at a given ε, the sound δ below which the split is tried (on the scans 1.07e-11 came
 # down 4%, its bracket from 6.2% to 0.6% wide; 2.79e-9 came down 42%, σ = 0.90, p = 4.4e-6,
@@ -198,9 +200,17 @@ class _Engine:
         # rarely sampled step among a few groups; elsewhere the twin would be this engine
         # again)
         self.tight = tight and len(self.groups) <= 16 and any(
-            type(fa.pess).q_upper is not Law.q_upper
-            and fa.pess.q_upper(self.tol) < self._quantiles(fa.pess, self.tol)[1]
-            for fa in self._factors[1])
+            self._rarely_sampled(fa.pess) for fa in self._factors[1])
+
+    def _rarely_sampled(self, law: Law) -> bool:
+        """Whether ``law``'s Q-mass above its upper quantile at ``tol`` ends lower
+        (:meth:`~gdp.engine.laws.Law.q_upper`): a step sampled so rarely that its jumps,
+        not its bulk, make that tail (for a subsampled Gaussian, p below 1e-3)."""
+        key = ("rare", id(law))
+        if key not in self._memo:
+            self._memo[key] = type(law).q_upper is not Law.q_upper \
+                and law.q_upper(self.tol) < self._quantiles(law, self.tol)[1]
+        return self._memo[key]
 
     def factors(self, order: int) -> list[_Factor]:
         """The factors of one order (a symmetric factor is the same in both)."""
@@ -1165,9 +1175,10 @@ class _Engine:
         with its two parts' profiles ``(bulk, jump term)``, each a function giving δ on a
         side at a list of ε, all in the frames planned for the first, optionally at a
         multiple of their step (each part an engine of its own, :meth:`deltas_in_plan`);
-        None where the split does not apply."""
+        None where the split does not apply (also where the step is not rarely sampled,
+        :meth:`_rarely_sampled`)."""
         fa = self._factors[1][0]
-        if not (len(self.groups) == 1 and fa.pess is fa.opt):
+        if not (len(self.groups) == 1 and fa.pess is fa.opt and self._rarely_sampled(fa.pess)):
             return None
         key = (target, below)
         if key in self._splits:

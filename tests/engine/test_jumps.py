@@ -182,6 +182,20 @@ def test_split_leaves_frequent_sampling_alone(monkeypatch):
     assert got == tuple(map(float, g.epsilon_bounds(1e-13)))
 
 
+def test_split_is_built_only_for_rarely_sampled_steps():
+    # sigma = 1.541, p = 0.0044, 1,464 steps, delta = 1.9e-8: the cut qualifies (at 0.26 of
+    # the answer), but on the seeded scans the split gained at most 3.9e-4 where p > 1e-3,
+    # for 5 to 12 ms a question; it is built only where the step's upper tail is its jumps'
+    # (Law.q_upper below the quantile), as at p = 3e-6
+    delta, below = 1.9e-8, 0.6268
+    f = gdp.poisson_subsample(gdp.G_mu(1.0 / 1.541), 0.0044)
+    e = _Engine([(f, 1464)], Accuracy())
+    assert jump_split(e.factors(1)[0].pess, 1464, delta, below) is not None
+    assert e._jump_parts(delta, below) is None
+    rare = _Engine([(gdp.poisson_subsample(gdp.G_mu(1.2), 3e-6), 10_000)], Accuracy())
+    assert rare._jump_parts(1e-15, 0.0404) is not None
+
+
 def test_cut_is_tried_where_the_ordinary_answer_is_far_above_the_truth():
     # sigma = 1/1.2, p = 3e-6, 10^7 steps, delta = 1e-15: the ordinary sound answer 0.4846
     # is four times the split's (0.1239); the cut (0.0265) is 5.5% of it and must be tried.
