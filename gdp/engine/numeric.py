@@ -203,9 +203,9 @@ class _Engine:
             self._rarely_sampled(fa.pess) for fa in self._factors[1])
 
     def _rarely_sampled(self, law: Law) -> bool:
-        """Whether ``law``'s Q-mass above its upper quantile at ``tol`` ends lower
-        (:meth:`~gdp.engine.laws.Law.q_upper`): a step sampled so rarely that its jumps,
-        not its bulk, make that tail (for a subsampled Gaussian, p below 1e-3)."""
+        """Whether ``law``'s own upper end at ``tol`` (:meth:`~gdp.engine.laws.Law.q_upper`)
+        lies below its upper quantile there: a step sampled so rarely that its jumps, not
+        its bulk, make that tail (for a subsampled Gaussian, p below 1e-3). Remembered."""
         key = ("rare", id(law))
         if key not in self._memo:
             self._memo[key] = type(law).q_upper is not Law.q_upper \

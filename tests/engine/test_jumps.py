@@ -185,7 +185,7 @@ def test_split_leaves_frequent_sampling_alone(monkeypatch):
 def test_split_is_built_only_for_rarely_sampled_steps():
     # sigma = 1.541, p = 0.0044, 1,464 steps, delta = 1.9e-8: the cut qualifies (at 0.26 of
     # the answer), but on the seeded scans the split gained at most 3.9e-4 where p > 1e-3,
-    # for 5 to 12 ms a question; it is built only where the step's upper tail is its jumps'
+    # for 5 to 30 ms a question; it is built only where the step's upper tail is its jumps'
     # (Law.q_upper below the quantile), as at p = 3e-6
     delta, below = 1.9e-8, 0.6268
     f = gdp.poisson_subsample(gdp.G_mu(1.0 / 1.541), 0.0044)
