@@ -378,10 +378,13 @@ def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
     t = np.arange(ka, kb + 1, dtype=float) * h + off
     edges = np.concatenate([[-np.inf], t - 0.5 * h, [np.inf]])
     refs = np.concatenate([[t[0]], t])
+    # (cells 1..n, each piece written at once: no arrays of all the cells' masses)
+    q, x, eq, ex = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     with narrow_cells():
-        P, Q, EP, EQ, X, EX = _excess(law, edges, refs)
-    q, x = Q[1:].copy(), X[1:].copy()
-    eq, ex = EQ[1:].copy(), EX[1:].copy()
+        for i0, (_, Q, _, EQ, X, EX) in _excess_pieces(law, edges, refs):
+            c0 = 1 if i0 == 0 else 0  # (cell 0, the lower tail, is dropped)
+            sl = slice(i0 + c0 - 1, i0 + Q.size - 1)
+            q[sl], x[sl], eq[sl], ex[sl] = Q[c0:], X[c0:], EQ[c0:], EX[c0:]
     u, pa, qa = law.atoms()
     a = -1 if pile_top is None or u.size else \
         min(int(math.floor((pile_top - off) / h)) - ka, n - 2)

@@ -123,3 +123,17 @@ def test_sound_lattice_in_pieces_is_the_whole_bit_for_bit(name, h, ka, bad, belo
     assert np.all(pieces.eabs > 0)
     plain = lattice._disc_pess(LAWS[name], h, ka, ka + n - 1, 0.0)
     assert pieces.q_inf > plain.q_inf
+
+
+@pytest.mark.parametrize("name", ["gaussian", "subsampled"])
+def test_other_sides_lattice_in_pieces_is_the_whole_bit_for_bit(name, monkeypatch):
+    # the other side's lattice copies each piece's cells into its arrays at once
+    h = 3e-5 if name == "gaussian" else 2.3e-7
+    n = 3 * lattice._PIECE + 1234
+    ka = -n // 7 if name == "gaussian" else -6
+    pieces = lattice._disc_opt(LAWS[name], h, ka, ka + n - 1, 0.37 * h)
+    monkeypatch.setattr(lattice, "_PIECE", 10 * n)
+    whole = lattice._disc_opt(LAWS[name], h, ka, ka + n - 1, 0.37 * h)
+    np.testing.assert_array_equal(pieces.q, whole.q)
+    assert (pieces.q_inf, pieces.p_ninf, pieces.rel, pieces.shift) == \
+        (whole.q_inf, whole.p_ninf, whole.rel, whole.shift)
