@@ -138,6 +138,7 @@ def norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 _SQRT1_2 = 0.7071067811865476
+_INV_SQRT_2PI = 0.3989422804014327  # (the normal density's constant, GaussianLaw.cells)
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's splitting constant
 
 
@@ -415,9 +416,6 @@ class GaussianLaw(_MuLaw):
         m = self.mu
         return 0.5 * m * m - z * m, 0.5 * m * m + z * m, -0.5 * m * m - z * m, \
             -0.5 * m * m + z * m
-
-
-_INV_SQRT_2PI = 0.3989422804014327
 
 
 class LaplaceLaw(_MuLaw):
