@@ -159,8 +159,8 @@ def _snap_atoms(u: np.ndarray, qa: np.ndarray, t0: float, h: float,
     return k[keep], u[keep], qa[keep], on[keep]
 
 
-def _split_bounds(Q: np.ndarray, EQ: np.ndarray, X: np.ndarray, EX: np.ndarray, h: float
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def _split_bounds(Q: np.ndarray, EQ: np.ndarray, X: np.ndarray, EX: np.ndarray, h: float,
+                  c: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""The Q-masses a cell of width ``h`` sends to its lower and upper end points
     (connect-the-dots), from its computed Q-mass and excess over the lower end,
     :math:`X = Q - e^{t}P`, with their error bounds: at least the exact split's mass above
@@ -176,8 +176,10 @@ def _split_bounds(Q: np.ndarray, EQ: np.ndarray, X: np.ndarray, EX: np.ndarray, 
     :math:`E_X c` of the cell's mass up by one step, a loss shift of about :math:`E_X/Q` of
     this cell alone, where a shift common to the lattice would move every cell by the worst
     cell's error (16 ulps: the rounding of ``c`` and the product; the rounding of the sums,
-    a few ulps of each mass, is the lattice's relative allowance)."""
-    c = math.exp(h) / math.expm1(h)
+    a few ulps of each mass, is the lattice's relative allowance). ``c``: each cell's own
+    :math:`e^{w}/(e^{w} - 1)`, for cells of several widths w (:func:`_disc_pess`)."""
+    if c is None:
+        c = math.exp(h) / math.expm1(h)
     q_hi = Q + EQ  # (then in place: a fresh array's pages cost more than its arithmetic)
     b = X + EX
     np.maximum(b, 0.0, out=b)
@@ -245,36 +247,54 @@ def _charged_beyond(law: Law, t: float) -> float:
     return float(_tail_charge(law, X[0], EX[0], EQ[0]))
 
 
-def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
-    """Connect-the-dots, each lattice mass an upper bound on the exact split's
+def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
+               coarse: tuple[int, int] | None = None) -> _Lat:
+    r"""Connect-the-dots, each lattice mass an upper bound on the exact split's
     (:func:`_split_bounds`; cells with no finite error bound charged in full instead). The
     cells are taken piece by piece (:func:`_excess_pieces`), each piece's splits added to
     the lattice at once: no array of all the cells' masses is made (six of 14 MB each for
     a lattice of 1.7 million points, and their concatenation: 230 → 180 ms measured). The
     same masses, bit for bit (each point gets at most one split from each side, and the
-    end points' tails first)."""
+    end points' tails first).
+
+    ``coarse = (k, m)``: the cells above the ``k``-th point are ``m`` steps wide (the last
+    one up to the window's end), their masses split between their own end points, which
+    lie on the lattice; the points between get nothing (:func:`_coarse_points`). Sound at
+    any widths, as the split of every cell is: it keeps the cell's Q-mass and its
+    :math:`E_Q[e^{-L}]`, and the profile of a composition, :math:`E_Q[(1 - e^{\varepsilon -
+    t - S})_+]` as a function of one factor's loss t (S the rest), is convex in
+    :math:`e^{-t}`, so the split raises it, and leaves it exact on every cell that does not
+    hold the kink :math:`t = \varepsilon - S` (it is linear in :math:`e^{-t}` there). The
+    widths only matter where the rest S falls so low that the kink lands in a wide cell
+    (:meth:`~gdp.engine.numeric._Engine._coarse_above` chooses ``k``). The lattice's other
+    points are those of the fine grid, bit for bit. Not for laws with atoms."""
     n = kb - ka + 1
-    t = np.arange(ka, kb + 1, dtype=float) * h + off
-    edges = np.concatenate([[-np.inf], t, [np.inf]])
-    refs = np.concatenate([[t[0]], t])     # cell 0: its upper end; cell i: its lower end
+    pts = None if coarse is None else _coarse_points(n, *coarse)
+    # (the points cells end at: all, or the same values at the coarse grid's points)
+    tp = np.arange(ka, kb + 1, dtype=float) * h + off if pts is None else \
+        (ka + pts).astype(float) * h + off
+    g = tp.size
+    cw = None if pts is None else _widths_c(np.diff(pts), h)
+    edges = np.concatenate([[-np.inf], tp, [np.inf]])
+    refs = np.concatenate([[tp[0]], tp])     # cell 0: its upper end; cell i: its lower end
     out = np.zeros(n)
-    # cell i of 1..n-1 sends Q-mass to its lower end (point i - 1) and its upper end (i)
-    # (:func:`_split_bounds`); cell 0, the lower tail, and cell n, the upper one: below
-    split_a, split_b = np.zeros(max(n - 1, 0)), np.zeros(max(n - 1, 0))
+    # cell i of 1..g-1 sends Q-mass to its lower end (point i - 1 of tp) and its upper end
+    # (i) (:func:`_split_bounds`); cell 0, the lower tail, and cell g, the upper one: below
+    split_a, split_b = np.zeros(max(g - 1, 0)), np.zeros(max(g - 1, 0))
     charged_i: list[np.ndarray] = []
     charged_m: list[np.ndarray] = []
     first = last = None
     for i0, (_, Q, _, EQ, X, EX) in _excess_pieces(law, edges, refs):
         if i0 == 0:
             first = (Q[0], EQ[0], X[0], EX[0])
-        if i0 + Q.size == n + 1:
+        if i0 + Q.size == g + 1:
             last = (Q[-1], EQ[-1], X[-1], EX[-1])
-        c0, c1 = max(i0, 1), min(i0 + Q.size, n)  # (the piece's interior cells)
+        c0, c1 = max(i0, 1), min(i0 + Q.size, g)  # (the piece's interior cells)
         if c1 <= c0:
             continue
         sl = slice(c0 - i0, c1 - i0)
         q, eq, x, ex = Q[sl], EQ[sl], X[sl], EX[sl]
-        a, b = _split_bounds(q, eq, x, ex, h)
+        a, b = _split_bounds(q, eq, x, ex, h, None if cw is None else cw[c0 - 1:c1 - 1])
         bad = ~(np.isfinite(eq) & np.isfinite(ex) & np.isfinite(x))
         if bad.any():
             k = np.flatnonzero(bad)
@@ -293,13 +313,13 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
     out[-1] += high
     q_inf = _tail_charge(law, last[2], last[3], last[1])
     with np.errstate(over="ignore"):
-        e0 = math.exp(min(-t[0], 700.0))
+        e0 = math.exp(min(-tp[0], 700.0))
     p_ninf = law.p_ninf + max(-first[2], 0.0) * e0 + first[3] * e0
     eabs = np.zeros(n)
     if charged_i:
-        i = np.concatenate(charged_i)  # (cells i + 1, between points i and i + 1)
+        i = np.concatenate(charged_i)  # (cells i + 1, between points i and i + 1 of tp)
         m = np.concatenate(charged_m)
-        up = t[i] >= 0.0
+        up = tp[i] >= 0.0
         # a charged cell of positive losses goes whole to the extremes (its Q-mass bound to
         # +inf, its P-mass bound e^{-t} Q to -inf: the true cell is a garbling of that pair),
         # an absolute charge no tilted frame magnifies; the others feed their end points
@@ -307,13 +327,16 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
         split_a[i] = 0.0
         split_b[i] = 0.0
         q_inf += float(np.sum(m[up]))
-        p_ninf += float(np.sum(m[up] * np.exp(-t[i[up]])))
+        p_ninf += float(np.sum(m[up] * np.exp(-tp[i[up]])))
         i, m = i[~up], m[~up]
-        np.add.at(eabs, i, m)
-        np.add.at(eabs, i + 1, m)
+        np.add.at(eabs, i if pts is None else pts[i], m)
+        np.add.at(eabs, i + 1 if pts is None else pts[i + 1], m)
     u, pa, qa = law.atoms()
     atomic = False
     if u.size:
+        if pts is not None:
+            raise ValueError("coarse cells are for laws without atoms")
+        t = tp
         below = u <= t[0]
         above = u > t[-1]
         mid = ~(below | above)
@@ -333,15 +356,41 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0) -> _Lat:
             np.add.at(split_b, k, b_)
         elif mid.any():
             out[0] += qa[mid].sum()
-    if n > 1:
+    if g > 1 and pts is None:
         out[:-1] += split_a
         out[1:] += split_b
+    elif g > 1:
+        out[pts[:-1]] += split_a
+        out[pts[1:]] += split_b
     nz = np.flatnonzero(eabs)
     # (rel: the rounding of the sums of upper bounds each entry is; shift: the lattice
     # points' own rounding)
     return _Lat(ka, out, min(q_inf * (1 + 4 * EPS), 1.0), min(p_ninf * (1 + 4 * EPS), 1.0),
-                8 * EPS, nz, eabs[nz], off, 4 * EPS * (1.0 + float(np.max(np.abs(t)))),
+                8 * EPS, nz, eabs[nz], off, 4 * EPS * (1.0 + max(abs(tp[0]), abs(tp[-1]))),
                 atomic)
+
+
+def _coarse_points(n: int, k: int, m: int) -> np.ndarray:
+    """The points of a lattice of ``n`` points whose cells are one step wide up to point
+    ``k`` and ``m`` steps wide above it, the last one ending at point ``n - 1``
+    (``0 < k < n - 1``, ``m >= 2``)."""
+    if not (0 < k < n - 1 and m >= 2):
+        raise ValueError(f"coarse cells need 0 < k < n - 1 and m >= 2, got k={k}, n={n}, "
+                         f"m={m}")
+    return np.concatenate([np.arange(k + 1, dtype=np.int64),
+                           np.arange(k + m, n - 1, m, dtype=np.int64),
+                           np.array([n - 1], dtype=np.int64)])
+
+
+def _widths_c(steps: np.ndarray, h: float) -> np.ndarray:
+    r""":math:`e^{w}/(e^{w} - 1)` of each cell of ``steps`` lattice steps (``w = steps h``), as
+    :func:`_split_bounds` computes it for one width (the same value, bit for bit, for
+    cells one step wide)."""
+    out = np.empty(steps.size)
+    for s in np.unique(steps).tolist():
+        w = s * h if s != 1 else h
+        out[steps == s] = math.exp(w) / math.expm1(w)
+    return out
 
 
 def _atom_split(qm: np.ndarray, d: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:

@@ -34,10 +34,11 @@ Imports: the ground floor, :mod:`gdp.core` and the modules of :mod:`gdp.engine` 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,6 +141,14 @@ _EXTRA_POINTS = 1 << 21
 # 110 MB at 10^7 steps, measured); one asked again after it went is built again (a
 # bracket asks one split on both sides)
 _SPLITS_KEPT = 2
+# a rarely sampled factor's sound lattice: cells this many steps wide where the kink of the
+# profile cannot reach them (:meth:`_Engine._coarse_above`), their error at most this share
+# of δ
+_COARSE_STEPS = 64
+_COARSE_SHARE = 1e-6
+# a δ question's wide cells take δ this far (in log) below its moment bound (up to e^28
+# above δ seen: rare jumps at small ε; where that fails, :meth:`_Engine._answer` asks again)
+_COARSE_DELTA_BELOW = 30.0
 
 
 @dataclass(slots=True)
@@ -182,6 +191,10 @@ class _Engine:
         self._curves: dict[Any, LossCurve] = {}
         self._sound: dict[Any, _Level] = {}  # sound frames' levels (Chernoff bounds)
         self._memo: dict[Any, Any] = {}
+        # the loss above which the sound lattices of the question being answered take wide
+        # cells (:meth:`_coarse_class`; None: none), part of every sound lattice's, level's
+        # and frame's key
+        self._top: float | None = None
         # the splits by the number of jumps asked last, with their parts' engines
         # (_jump_parts)
         self._splits: OrderedDict[Any, Any] = OrderedDict()
@@ -253,6 +266,108 @@ class _Engine:
         ld = min(ld, 0.0)
         tol = 1e-4 * math.exp(ld) / max(self.ntot, 1)
         return min(max(tol, self.tol), 1e-12 / max(self.ntot, 1))
+
+    def _coarse_class(self, order: int, kind: str, x: float) -> float | None:
+        r"""The loss above which a rarely sampled factor's sound lattices take cells
+        ``_COARSE_STEPS`` steps wide for the question δ at ε = x (:meth:`_coarse_above`,
+        at the δ of :meth:`_delta_floor`). None for ε questions (their refinement sets it
+        from the answer found, :meth:`_top_for`) and where there are none
+        (:meth:`_coarse_above`). Remembered."""
+        key = ("coarse-class", order, kind, x)
+        if key in self._memo:
+            return self._memo[key]
+        out = None
+        if kind == "delta" and self._coarse_kind(order):
+            out = self._coarse_above(order, x, self._delta_floor(order, x))
+        self._memo[key] = out
+        return out
+
+    def _delta_floor(self, order: int, eps: float) -> float:
+        r"""The log of the δ at ε = ``eps`` that :meth:`_coarse_class` takes:
+        ``_COARSE_DELTA_BELOW`` below the log of the moment bound at the question's tilt
+        (-inf without one). The bound exceeds δ by a factor 2 to 100 in most rare corners,
+        and by up to :math:`e^{28}` where rare jumps make a small ε's δ."""
+        t = self._question_tilt(order, "delta", eps)
+        if t is None:
+            return -math.inf
+        return t[1] + _c(t[0])[0] - t[0] * eps - _COARSE_DELTA_BELOW
+
+    def _coarse_kind(self, order: int) -> bool:
+        """Whether this composition's sound lattices may take wide cells: a power of one
+        rarely sampled factor (:meth:`_rarely_sampled`) without atoms, its step not given
+        by the caller."""
+        law = self.factors(order)[0].pess
+        return len(self.groups) == 1 and self.ntot >= 2 and \
+            self.acc.grid_step is None and self._rarely_sampled(law) and \
+            not law.atoms()[0].size
+
+    def _top_for(self, order: int, eps: float, delta: float) -> float | None:
+        r"""The wide cells' loss (:attr:`_top`) for a sound frame answering ε at δ =
+        ``delta`` below the sound answer ``eps`` already found (:meth:`_refine_step`):
+        :meth:`_coarse_above` at ``eps``. Every answer the frame gives that is kept lies
+        below ``eps``, where the wide cells err by at most ``_COARSE_SHARE`` of δ."""
+        if not self._coarse_kind(order):
+            return None
+        key = ("top-for", order, eps, delta)
+        if key not in self._memo:
+            self._memo[key] = self._coarse_above(order, eps, math.log(delta))
+        return self._memo[key]
+
+    def _coarse_above(self, order: int, eps: float, log_delta: float) -> float | None:
+        r"""A loss T above which cells of any width leave the sound profile of a power of
+        one factor at ``eps`` within ``_COARSE_SHARE`` of :math:`\delta \ge
+        e^{\mathrm{log\_delta}}`, on the grid :math:`2^{j/8}` (rounded up); None where no
+        such T can be told.
+
+        The split of a cell (:func:`~gdp.engine.lattice._disc_pess`) keeps the profile at
+        ε exact unless the cell holds the kink :math:`t = \varepsilon - S`, S the sum of the
+        other n - 1 factors' losses, and errs by at most the cell's Q-mass there (the
+        profile lies in [0, 1]): the cells above T by at most :math:`n\,Q_1[L \ge T]\,
+        Q[S \le \varepsilon - T]`, with :math:`Q_1[L \ge T] \le Q_1[L \ge \varepsilon]`
+        for T ≥ ε. T is ε - s, s at most 0 and below which S lies with Q-probability at
+        most η, that error over δ divided, by the Chernoff bound :math:`\log Q[S \le s]
+        \le K_S(-\varphi) + \varphi s` at its best φ > 0 (the planning law's cumulant
+        generating function, :math:`K_S = (n - 1) K_1`, at 41 values of φ from 1e-2 to 1e8:
+        for a Gaussian S the best of them puts s at most 4% further below the mean than the
+        best φ would). None where η
+        is below 1e-23 (the planning law's factors end at their quantiles at 1e-30: no
+        Chernoff bound under their sum over 10⁷ factors means much) or ε is not positive.
+        The planning law approximates the factor's: the rule decides accuracy only, every
+        lattice being sound."""
+        if not (eps > 0 and math.isfinite(eps) and math.isfinite(log_delta)):
+            return None
+        n = self.ntot
+        kgf = self.plan_kgf(order)
+        t, q, _ = self._plans[order][1][0]  # (the factor's planning atoms)
+        above = n * float(np.sum(q[t >= eps]))
+        log_eta = min(log_delta + math.log(_COARSE_SHARE) - math.log(max(above, 1e-300)),
+                      0.0)
+        if not log_eta >= math.log(1e-23):
+            return None
+        phi = np.geomspace(1e-2, 1e8, 41)
+        ks = kgf(-phi, derivs=False)[0] * ((n - 1) / n)
+        with np.errstate(invalid="ignore"):
+            s = float(np.max(np.where(np.isfinite(ks), (log_eta - ks) / phi, -np.inf)))
+        if not math.isfinite(s):
+            return None
+        top = eps - min(s, 0.0)
+        return 2.0 ** (math.ceil(8.0 * math.log2(top) - 1e-9) / 8.0)
+
+    def _coarse_cells(self, beta: float, law: Law, h: float, ka: int, kb: int
+                      ) -> tuple[int, int] | None:
+        """``coarse`` of :func:`~gdp.engine.lattice._disc_pess` for a factor's sound lattice
+        of window ``(ka, kb)`` at step ``h`` and tilt ``beta``, for the question being
+        answered (:attr:`_top`): cells ``_COARSE_STEPS`` steps wide above that loss, fewer
+        where a cell would span over 1/16 of the tilt's scale 1/β (the lattice law's
+        tilted masses, which the frame's tail allowances use, then move by under 7%);
+        None for none there, an untilted frame or fewer than eight wide cells."""
+        if self._top is None or not beta > 0 or not self._rarely_sampled(law):
+            return None
+        m = min(_COARSE_STEPS, int(1.0 / (16.0 * beta * h)))
+        k = int(math.ceil((self._top - self._off(law, h)) / h)) - ka
+        if m < 4 or k < 1 or (kb - ka) - k < 8 * m:
+            return None
+        return k, m
 
     def _share(self, i: int) -> float:
         """The truncation tolerance of group ``i``'s factor, per factor of the composition:
@@ -497,9 +612,12 @@ class _Engine:
         """The factors of one order discretised on one side (windows per
         :meth:`_windows`; the planning lattice ``h0`` is untilted)."""
         wins = self._windows(h, order, beta)
-        key = (side, h, order, wins)
+        fs = self.factors(order)
+        coarse = tuple(self._coarse_cells(beta, fa.pess, h, ka, kb)
+                       for fa, (ka, kb) in zip(fs, wins, strict=True)) \
+            if side == "pess" else ()
+        key = (side, h, order, wins, coarse)
         if key not in self._lats:
-            fs = self.factors(order)
             lats: list[_Lat | None] = [None] * len(fs)
             # factors of one structure are discretised together (long lists)
             groups: dict[Any, list[int]] = {}
@@ -522,7 +640,8 @@ class _Engine:
                 if lats[i] is not None:
                     continue
                 if side == "pess":
-                    lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h))
+                    lats[i] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h),
+                                         coarse[i])
                 else:
                     lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h, side, fa.n),
                                         self._pile(fa.opt, h))
@@ -706,7 +825,7 @@ class _Engine:
         log_eta_b = log_eta + math.log(1e-4) - math.log(q + 1.0)
         # the Q-mass above a block's window goes to +inf: the factors' share of it
         log_tol = math.log(self._upper_tol(order, lam) * n / (q + 1.0))
-        key = ("block", order, hf, r, m, lam, log_eta_b, log_tol, extended)
+        key = ("block", order, hf, r, m, lam, log_eta_b, log_tol, extended, self._top)
         if key not in self._memo:
             self.plan_kgf(order)
             t1, q1, _ = self._plans[order][1][0]
@@ -784,11 +903,25 @@ class _Engine:
         return best[1], best[2], best[3]
 
     # -- frames -------------------------------------------------------------
+    @contextlib.contextmanager
+    def _at_top(self, top: float | None) -> Iterator[None]:
+        """:attr:`_top` set to ``top`` for a while."""
+        was, self._top = self._top, top
+        try:
+            yield
+        finally:
+            self._top = was
+
+    def _cls(self, side: str) -> float | None:
+        """The part of a frame's key that the question's wide cells set (:attr:`_top`, on
+        the sound side only)."""
+        return self._top if side == "pess" else None
+
     def _frame_span(self, side: str, order: int, h: float, lam: float, log_eta: float,
                     extended: bool) -> tuple:
         """What :meth:`frame` composes on: ``(level, window, KA, KB, N, reach_hi,
         reach_lo)`` (remembered: a frame's extent is read without composing it)."""
-        key = ("span", side, order, h, lam, log_eta, extended)
+        key = ("span", side, order, h, lam, log_eta, extended, self._cls(side))
         if key in self._memo:
             return self._memo[key]
         hs = h
@@ -857,10 +990,10 @@ class _Engine:
         r"""The frame of step ``h`` and tilt ``lam`` on one side, its window holding all but
         :math:`e^{\log\eta}` of the tilted mass at each end, its transforms in double or
         (``extended``) in the platform's long double."""
-        key = (side, order, h, lam, log_eta, extended)
+        key = (side, order, h, lam, log_eta, extended, self._cls(side))
         if key in self._frames:
             return self._frames[key]
-        lv, bd, KA, KB, N, reach_hi, reach_lo = self._frame_span(*key)
+        lv, bd, KA, KB, N, reach_hi, reach_lo = self._frame_span(*key[:6])
         hs, off, kl = lv.h, lv.off, lv.kgf
         comp = _compose(lv.items(), KA, N, _EXTENDED if extended else _DOUBLE)
         t = (KA + np.arange(N)).astype(float) * hs + off
@@ -1120,53 +1253,81 @@ class _Engine:
         out = np.empty(flat.shape)
         groups: dict[Any, list[int]] = {}
         for i, v in enumerate(flat.tolist()):
-            groups.setdefault(self._plan_key(order, kind, v) if plan is None else plan,
-                              []).append(i)
-        for key, idx in groups.items():
+            if plan is None:
+                pk = self._plan_key(order, kind, v)
+                groups.setdefault((pk, None if pk[0] == "trivial" else
+                                   self._coarse_class(order, kind, v)), []).append(i)
+            else:
+                groups.setdefault((plan, None), []).append(i)
+        for (key, top), idx in groups.items():
             ii = np.array(idx)
             if key[0] == "trivial":
                 out[ii] = self._trivial(side, order, kind, flat[ii])
                 continue
-            h, lam = key
-            if kind == "eps":
-                xs = flat[ii]
-                v = np.empty(ii.size)
-                # (the other side, value by value: from where the sound side left the plan)
-                v0 = np.full(ii.size, np.nan)
-                if side == "opt":
-                    for j, xj in enumerate(xs.tolist()):
-                        v0[j] = self._other_side_at_once(order, h, lam, xj)
-                rest = np.ones(ii.size, dtype=bool)
-                if not np.all(np.isnan(v0)):
-                    rest = ~(v0 >= (1.0 - _BRACKET_WIDTH) * self._sound_eps(order, xs))
-                v[~rest] = v0[~rest]
-                if np.any(rest):
-                    # (extended precision, where it helps, only once the step's refinement
-                    # has not moved to another tilt: it is the costliest part of a frame)
-                    xr = xs[rest]
-                    vr = np.array([self._start(order, lam, xj) if side == "pess" else
-                                   math.nan for xj in xr.tolist()])
-                    started = ~np.isnan(vr)
-                    if not started.all():
-                        vr[~started] = self._in_frames(side, order, h, lam, kind,
-                                                       xr[~started], extended=False)
-                    vr = self._refine_step(side, order, h, lam, xr, vr, started)
-                    had = ~np.isnan(v0[rest])
-                    vr[had] = np.maximum(vr[had], v0[rest][had])
-                    v[rest] = vr
-            else:
-                # (δ questions whose double frame would only be outdone: long double at once)
-                at_once = self._extended_first(order, h, lam, flat[ii]) if side == "pess" \
-                    else np.zeros(ii.size, dtype=bool)
-                v = np.empty(ii.size)
-                for e in (False, True):
-                    if np.any(at_once == e):
-                        v[at_once == e] = self._in_frames(side, order, h, lam, kind,
-                                                          flat[ii][at_once == e], first_ext=e)
-                if plan is None:
-                    v = self._refine_delta(side, order, h, lam, flat[ii], v)
-            out[ii] = v
+            was = self._top
+            self._top = top
+            try:
+                v = self._answer_group(side, order, kind, flat[ii], key, plan)
+                if top is not None and kind == "delta" and side == "pess":
+                    # (where the wide cells' error bound, _COARSE_SHARE of the δ they took,
+                    # is over a tenth of rtol of half the sound δ found (the moment bound
+                    # far above δ: rare jumps, σ = 1.12, p = 4.8e-6, 30,959 steps, δ = 1e-17
+                    # at e^-28 of it), the question again, wide cells from half that δ)
+                    for j, (xj, vj) in enumerate(zip(flat[ii].tolist(), v.tolist(),
+                                                     strict=True)):
+                        bound = _COARSE_SHARE * math.exp(self._delta_floor(order, xj))
+                        if not bound > 0.05 * self.acc.rtol * vj:
+                            continue
+                        self._top = self._coarse_above(order, xj, math.log(0.5 * vj)) \
+                            if vj > 0 else None
+                        v[j] = _best(side, v[j], float(self._answer_group(
+                            side, order, kind, np.array([xj]), key, plan)[0]))
+                out[ii] = v
+            finally:
+                self._top = was
         return out.reshape(x.shape)
+
+    def _answer_group(self, side: str, order: int, kind: str, xs: np.ndarray, key: Any,
+                      plan: Any) -> np.ndarray:
+        """:meth:`_answer` for the questions ``xs`` of one plan ``key`` (a step and tilt)."""
+        h, lam = key
+        if kind != "eps":
+            # (δ questions whose double frame would only be outdone: long double at once)
+            at_once = self._extended_first(order, h, lam, xs) if side == "pess" \
+                else np.zeros(xs.size, dtype=bool)
+            v = np.empty(xs.size)
+            for e in (False, True):
+                if np.any(at_once == e):
+                    v[at_once == e] = self._in_frames(side, order, h, lam, kind,
+                                                      xs[at_once == e], first_ext=e)
+            if plan is None:
+                v = self._refine_delta(side, order, h, lam, xs, v)
+            return v
+        v = np.empty(xs.size)
+        # (the other side, value by value: from where the sound side left the plan)
+        v0 = np.full(xs.size, np.nan)
+        if side == "opt":
+            for j, xj in enumerate(xs.tolist()):
+                v0[j] = self._other_side_at_once(order, h, lam, xj)
+        rest = np.ones(xs.size, dtype=bool)
+        if not np.all(np.isnan(v0)):
+            rest = ~(v0 >= (1.0 - _BRACKET_WIDTH) * self._sound_eps(order, xs))
+        v[~rest] = v0[~rest]
+        if np.any(rest):
+            # (extended precision, where it helps, only once the step's refinement has not
+            # moved to another tilt: it is the costliest part of a frame)
+            xr = xs[rest]
+            vr = np.array([self._start(order, lam, xj) if side == "pess" else math.nan
+                           for xj in xr.tolist()])
+            started = ~np.isnan(vr)
+            if not started.all():
+                vr[~started] = self._in_frames(side, order, h, lam, kind, xr[~started],
+                                               extended=False)
+            vr = self._refine_step(side, order, h, lam, xr, vr, started)
+            had = ~np.isnan(v0[rest])
+            vr[had] = np.maximum(vr[had], v0[rest][had])
+            v[rest] = vr
+        return v
 
     def _jump_parts(self, target: float, below: float
                     ) -> tuple[JumpSplit, tuple[Callable[..., np.ndarray], ...]] | None:
@@ -1389,7 +1550,8 @@ class _Engine:
                 # bound caps them
                 xs = x - fr.shift
                 out = (xs < fr.s[0]) | (xs > fr.s[-1])
-                lv = self._sound.get((side, order, h, lam, _LOG_ETA, first_ext))
+                lv = self._sound.get((side, order, h, lam, _LOG_ETA, first_ext,
+                                      self._cls(side)))
                 if lv is not None and np.any(out):
                     v[out] = np.minimum(v[out], _best_chernoff(lv, x[out]))
             # (value by value, so that an answer does not depend on the others asked with it)
@@ -1597,21 +1759,39 @@ class _Engine:
         then goes at least as far as the sound side went at the same tilt (past 2**20
         points only where its bracket is still that wide). ``started``: where ``v`` is
         :meth:`_start`'s answer, not the planned frame's (no estimate in that frame then).
-        A heuristic for accuracy only: every answer is a bound on its side."""
+        A heuristic for accuracy only: every answer is a bound on its side.
+
+        The sound side's refined frames take wide cells where no answer below the one
+        found can reach them (:meth:`_top_for`; the planned frame, in either precision,
+        and what is read off it keep the question's, :attr:`_top`)."""
+        base = self._top
+
+        def planned(hj: float, lj: float) -> Any:  # (the planned frame's wide cells)
+            return self._at_top(base if (hj, lj) == (h, lam) else self._top)
+
+        def spread_of(hj: float, lj: float) -> float:
+            with planned(hj, lj):
+                return self._window_spread(side, order, hj, lj)
+
         v = v.copy()
         for j, xj in enumerate(x.tolist()):
+            self._top = base
             info = self._memo.get(("plan-eps", order, "eps", xj))
             if info is None:
                 v[j] = self._with_extended(side, order, h, lam, xj, float(v[j]))
                 continue
+            if side == "pess":
+                self._top = self._top_for(order, float(v[j]), xj)
             hj, lj, sd, vj = h, lam, info[1], float(v[j])
             prev = None  # (step, answer) before the last, at the tilt lj
             for first in (True, False):
                 if not first:  # (the refinement stays at the first frame's tilt)
-                    v[j] = self._with_extended(side, order, h, lam, xj, float(v[j]))
+                    with self._at_top(base):
+                        v[j] = self._with_extended(side, order, h, lam, xj, float(v[j]))
                 est = last = float(v[j])
                 if first and side == "pess" and not (started is not None and started[j]):
-                    est = min(est, self._bare_estimate(order, h, lam, xj, est))
+                    with self._at_top(base):
+                        est = min(est, self._bare_estimate(order, h, lam, xj, est))
                 if side == "opt":
                     # (an answer far below the sound one says little about the true ε: a
                     # step from it would be needlessly fine; the sound answer sets the scale)
@@ -1689,7 +1869,8 @@ class _Engine:
                     # otherwise under way, the rule's step capped by the window instead, where
                     # it is at least twice finer: sigma=0.786, p=1.6e-4, T=2.2M asked 0.59
                     # of the step for 0.03%, at three times the cost)
-                    hw = self.step_for(lj, est, self._window_spread(side, order, hj, lj))
+                    with planned(hj, lj):
+                        hw = self.step_for(lj, est, self._window_spread(side, order, hj, lj))
                     if hw < 0.5 * hj:
                         h2 = hw
                 if not h2 < 0.7 * hj:
@@ -1709,12 +1890,13 @@ class _Engine:
                         # double, the pair is taken in double without the allowances, which
                         # the round-off dominates there; then the step that estimate asks)
                         hp = self._clamped_step(math.sqrt(0.5) * hj,
-                                                self._window_spread(side, order, hj, lj))
+                                                spread_of(hj, lj))
                         if not hp < 0.95 * hj:
                             break
                         try:
                             self._windows(hp, order, lj, cap=_FACTOR_CAP)
-                            b1 = self._bare_eps(order, hj, lj, xj)
+                            with planned(hj, lj):
+                                b1 = self._bare_eps(order, hj, lj, xj)
                             b2 = self._bare_eps(order, hp, lj, xj)
                         except ValueError:
                             break
@@ -1729,7 +1911,7 @@ class _Engine:
                         f = min(max(math.sqrt(0.5 * self.acc.rtol * last / err), 0.25), 0.7)
                     # (the spread that caps the step's refinement: the last frame's window,
                     # often far narrower than 16 spreads of the plan for rare events)
-                    spread = self._window_spread(side, order, hj, lj)
+                    spread = spread_of(hj, lj)
                     h2 = self._clamped_step(f * hj, spread)
                     # (where that cap stops a refinement whose error estimate is still over
                     # rtol, on the sound side, or whose bracket is still over
@@ -1790,6 +1972,7 @@ class _Engine:
                     except ValueError:
                         pass
                 self._memo[("opt-step", order, xj)] = (hj, lj, sd)
+        self._top = base
         return v
 
     def _refine_delta(self, side: str, order: int, h: float, lam: float, x: np.ndarray,
@@ -1873,7 +2056,7 @@ class _Engine:
         """Whether a sound frame of step ``h`` and tilt ``lam`` was composed in two levels
         (:meth:`_blocked`: its level's step is not ``h``)."""
         return any(k[0] == "span" and k[1:5] == ("pess", order, h, lam) and val[0].h != h
-                   for k, val in self._memo.items() if type(k) is tuple and len(k) == 7)
+                   for k, val in self._memo.items() if type(k) is tuple and len(k) == 8)
 
     def _bulk_unresolved(self, order: int, h: float, lam: float) -> bool:
         """Whether a power of one factor is discretised at step ``h`` (tilt ``lam``) with

@@ -110,7 +110,8 @@ def test_the_twin_starts_from_the_tight_answer_without_the_planned_frame(monkeyp
     # sigma = 0.628, p = 4.0e-6, 1.72M steps, delta = 8.2e-10 (box scan): the tight engine's
     # refinement hands the question to its twin (its next frame truncates too much), whose
     # planned frame answered 0.36 against the tight frame's 0.18 and was then outdone; the
-    # twin now starts from the tight answer, without that frame, and answers the same
+    # twin now starts from the tight answer, without that frame, and answers the same (up to
+    # the wide cells)
     args = (0.6284216693201876, 4.003276315227892e-06, 1722462)
     d = 8.219252995884141e-10
     m = gdp.dpsgd(sigma=args[0], p=args[1], steps=args[2])
@@ -124,6 +125,8 @@ def test_the_twin_starts_from_the_tight_answer_without_the_planned_frame(monkeyp
     with monkeypatch.context() as mc:
         mc.setattr(numeric._Engine, "_start", lambda self, order, lam, delta: math.nan)
         m2 = gdp.dpsgd(sigma=args[0], p=args[1], steps=args[2])
-        assert float(m2.epsilon(d)) == eps
+        # (the same up to the refinement's wide cells, set from the answer it starts from
+        # (0.36 or 0.18 here), each within 1e-6 of δ: 4e-9 of ε apart)
+        assert float(m2.epsilon(d)) == pytest.approx(eps, rel=1e-8)
         t2 = m2.sound.engine.twin
         assert any(k[:4] == ("pess", 1, h, lam) for k in t2._frames)
