@@ -269,6 +269,8 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
     (:meth:`~gdp.engine.numeric._Engine._coarse_above` chooses ``k``). The lattice's other
     points are those of the fine grid, bit for bit. Not for laws with atoms."""
     n = kb - ka + 1
+    if coarse is not None and law.atoms()[0].size:
+        raise ValueError("coarse cells are for laws without atoms")
     pts = None if coarse is None else _coarse_points(n, *coarse)
     # (the points cells end at: all, or the same values at the coarse grid's points)
     tp = np.arange(ka, kb + 1, dtype=float) * h + off if pts is None else \
@@ -334,8 +336,6 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
     u, pa, qa = law.atoms()
     atomic = False
     if u.size:
-        if pts is not None:
-            raise ValueError("coarse cells are for laws without atoms")
         t = tp
         below = u <= t[0]
         above = u > t[-1]

@@ -127,3 +127,11 @@ def test_an_answer_does_not_depend_on_the_questions_asked_before():
     eps_alone = gdp.dpsgd(**CFG).epsilon(3e-7)
     c.delta(0.02)
     assert c.epsilon(3e-7) == eps_alone
+
+
+def test_wide_cells_refuse_a_law_with_atoms():
+    e = np.e
+    law = laws.AtomicLaw(np.array([-1.0, 1.0]), np.array([1 / (1 + e), e / (1 + e)]),
+                         np.array([e / (1 + e), 1 / (1 + e)]))   # (randomized response)
+    with pytest.raises(ValueError, match="without atoms"):
+        lattice._disc_pess(law, 0.01, -5, 500, coarse=(100, 8))
