@@ -1270,9 +1270,10 @@ class _Engine:
                 v = self._answer_group(side, order, kind, flat[ii], key, plan)
                 if top is not None and kind == "delta" and side == "pess":
                     # (where the wide cells' error bound, _COARSE_SHARE of the δ they took,
-                    # is over a tenth of rtol of half the sound δ found (the moment bound
-                    # far above δ: rare jumps, σ = 1.12, p = 4.8e-6, 30,959 steps, δ = 1e-17
-                    # at e^-28 of it), the question again, wide cells from half that δ)
+                    # is over a tenth of rtol of half the sound δ found, the moment bound
+                    # being that far above δ (rare jumps: σ = 1.12, p = 4.8e-6, 30,959
+                    # steps, ε = 0.0117, δ = 1e-17 at e^-28 of its moment bound): the
+                    # question again, wide cells from half that δ)
                     for j, (xj, vj) in enumerate(zip(flat[ii].tolist(), v.tolist(),
                                                      strict=True)):
                         bound = _COARSE_SHARE * math.exp(self._delta_floor(order, xj))
