@@ -273,14 +273,14 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
         raise ValueError("coarse cells are for laws without atoms")
     pts = None if coarse is None else _coarse_points(n, *coarse)
     # (the points cells end at: all, or the same values at the coarse grid's points)
-    tp = np.arange(ka, kb + 1, dtype=float) * h + off if pts is None else \
+    t = np.arange(ka, kb + 1, dtype=float) * h + off if pts is None else \
         (ka + pts).astype(float) * h + off
-    g = tp.size
+    g = t.size
     cw = None if pts is None else _widths_c(np.diff(pts), h)
-    edges = np.concatenate([[-np.inf], tp, [np.inf]])
-    refs = np.concatenate([[tp[0]], tp])     # cell 0: its upper end; cell i: its lower end
+    edges = np.concatenate([[-np.inf], t, [np.inf]])
+    refs = np.concatenate([[t[0]], t])     # cell 0: its upper end; cell i: its lower end
     out = np.zeros(n)
-    # cell i of 1..g-1 sends Q-mass to its lower end (point i - 1 of tp) and its upper end
+    # cell i of 1..g-1 sends Q-mass to its lower end (point i - 1 of t) and its upper end
     # (i) (:func:`_split_bounds`); cell 0, the lower tail, and cell g, the upper one: below
     split_a, split_b = np.zeros(max(g - 1, 0)), np.zeros(max(g - 1, 0))
     charged_i: list[np.ndarray] = []
@@ -315,13 +315,13 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
     out[-1] += high
     q_inf = _tail_charge(law, last[2], last[3], last[1])
     with np.errstate(over="ignore"):
-        e0 = math.exp(min(-tp[0], 700.0))
+        e0 = math.exp(min(-t[0], 700.0))
     p_ninf = law.p_ninf + max(-first[2], 0.0) * e0 + first[3] * e0
     eabs = np.zeros(n)
     if charged_i:
-        i = np.concatenate(charged_i)  # (cells i + 1, between points i and i + 1 of tp)
+        i = np.concatenate(charged_i)  # (cells i + 1, between points i and i + 1 of t)
         m = np.concatenate(charged_m)
-        up = tp[i] >= 0.0
+        up = t[i] >= 0.0
         # a charged cell of positive losses goes whole to the extremes (its Q-mass bound to
         # +inf, its P-mass bound e^{-t} Q to -inf: the true cell is a garbling of that pair),
         # an absolute charge no tilted frame magnifies; the others feed their end points
@@ -329,14 +329,13 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
         split_a[i] = 0.0
         split_b[i] = 0.0
         q_inf += float(np.sum(m[up]))
-        p_ninf += float(np.sum(m[up] * np.exp(-tp[i[up]])))
+        p_ninf += float(np.sum(m[up] * np.exp(-t[i[up]])))
         i, m = i[~up], m[~up]
         np.add.at(eabs, i if pts is None else pts[i], m)
         np.add.at(eabs, i + 1 if pts is None else pts[i + 1], m)
     u, pa, qa = law.atoms()
     atomic = False
     if u.size:
-        t = tp
         below = u <= t[0]
         above = u > t[-1]
         mid = ~(below | above)
@@ -366,7 +365,7 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
     # (rel: the rounding of the sums of upper bounds each entry is; shift: the lattice
     # points' own rounding)
     return _Lat(ka, out, min(q_inf * (1 + 4 * EPS), 1.0), min(p_ninf * (1 + 4 * EPS), 1.0),
-                8 * EPS, nz, eabs[nz], off, 4 * EPS * (1.0 + max(abs(tp[0]), abs(tp[-1]))),
+                8 * EPS, nz, eabs[nz], off, 4 * EPS * (1.0 + max(abs(t[0]), abs(t[-1]))),
                 atomic)
 
 
@@ -388,7 +387,7 @@ def _widths_c(steps: np.ndarray, h: float) -> np.ndarray:
     cells one step wide)."""
     out = np.empty(steps.size)
     for s in np.unique(steps).tolist():
-        w = s * h if s != 1 else h
+        w = s * h  # (h itself for one step)
         out[steps == s] = math.exp(w) / math.expm1(w)
     return out
 

@@ -1264,9 +1264,7 @@ class _Engine:
             if key[0] == "trivial":
                 out[ii] = self._trivial(side, order, kind, flat[ii])
                 continue
-            was = self._top
-            self._top = top
-            try:
+            with self._at_top(top):
                 v = self._answer_group(side, order, kind, flat[ii], key, plan)
                 if top is not None and kind == "delta" and side == "pess":
                     # (where the wide cells' error bound, _COARSE_SHARE of the δ they took,
@@ -1284,8 +1282,6 @@ class _Engine:
                         v[j] = _best(side, v[j], float(self._answer_group(
                             side, order, kind, np.array([xj]), key, plan)[0]))
                 out[ii] = v
-            finally:
-                self._top = was
         return out.reshape(x.shape)
 
     def _answer_group(self, side: str, order: int, kind: str, xs: np.ndarray, key: Any,
@@ -1870,8 +1866,7 @@ class _Engine:
                     # otherwise under way, the rule's step capped by the window instead, where
                     # it is at least twice finer: sigma=0.786, p=1.6e-4, T=2.2M asked 0.59
                     # of the step for 0.03%, at three times the cost)
-                    with planned(hj, lj):
-                        hw = self.step_for(lj, est, self._window_spread(side, order, hj, lj))
+                    hw = self.step_for(lj, est, spread_of(hj, lj))
                     if hw < 0.5 * hj:
                         h2 = hw
                 if not h2 < 0.7 * hj:
