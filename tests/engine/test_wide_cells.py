@@ -135,3 +135,15 @@ def test_wide_cells_refuse_a_law_with_atoms():
                          np.array([e / (1 + e), 1 / (1 + e)]))   # (randomized response)
     with pytest.raises(ValueError, match="without atoms"):
         lattice._disc_pess(law, 0.01, -5, 500, coarse=(100, 8))
+
+
+@pytest.mark.parametrize("kind, x", [("eps", 1e-6), ("eps", 1e-12), ("delta", 0.033)])
+def test_answers_with_wide_cells_stay_above_the_certified_lower_end(monkeypatch, kind, x):
+    # (the other side takes no wide cells: its lower end is below the truth, and a sound
+    # answer slipped under the truth by more than the bracket's width would fall below it)
+    used = _spy(monkeypatch)
+    c = gdp.dpsgd(**CFG)
+    lo, hi = c.epsilon_bounds(x) if kind == "eps" else c.delta_bounds(x)
+    assert any(used)
+    assert 0.0 < lo <= hi
+    assert hi == (c.epsilon(x) if kind == "eps" else c.delta(x))
