@@ -23,6 +23,11 @@ grows by at most :math:`\max_s(a_s + b_s)` (the tilted weights of the split, bel
 its Q-mass above the window (a Chernoff bound) goes to :math:`+\infty`. The split weights'
 own rounding changes a P-mass at fixed Q-mass by a relative :math:`8u`: a loss shift.
 
+A long power beside a few other factors (the jump term of a split by the number of jumps,
+:mod:`gdp.engine.jumps`: one jump factor beside the bulk's power) is composed the same way,
+the few factors discretised directly at the coarse step H: each is a sound lattice law, and
+their own connect-the-dots error, about :math:`H^2` once per factor, is that of one block.
+
 Everything is done in the tilted frame of the question (tilting commutes with convolution
 and the split is linear), so the block's round-off is relative to its tilted mass, as in a
 one-level frame. A block's round-off is charged in :math:`\ell_1` once per block, n/m times

@@ -61,6 +61,7 @@ from .fourier import (
     _guided_window,
     _increasing_root,
     _kept_window,
+    _lattice_atoms,
     _span,
     _tails,
     _tilt_many,
@@ -149,6 +150,11 @@ _COARSE_SHARE = 1e-6
 # a δ question's wide cells take δ this far (in log) below its moment bound (up to e^28
 # above δ seen: rare jumps at small ε; where that fails, :meth:`_Engine._answer` asks again)
 _COARSE_DELTA_BELOW = 30.0
+# a level in blocks (_Engine._blocked): its long group's least power, and the most factors of
+# the other groups beside it
+_BLOCK_MIN = 64
+_SHORT_FACTORS = 4
+_NO_CAP = 1 << 62  # (for a window's size alone: max_points still applies)
 
 
 @dataclass(slots=True)
@@ -168,6 +174,16 @@ class _Level:
     # sound side only)
     sound_kgf: _KGF | None = None
 
+
+
+def _check_cap(wins: Sequence[tuple[int, int]], cap: int) -> None:
+    """Raise ``ValueError`` where a factor's window ``(ka, kb)`` holds over ``cap`` points."""
+    widest = max((kb - ka + 1 for ka, kb in wins), default=0)
+    if widest > cap:
+        raise ValueError(
+            f"the lattice for one factor needs {widest} points, more than "
+            f"max_points={cap}; pass a larger `grid_step`, a larger `rtol` or a larger "
+            f"`max_points`")
 
 
 # ---------------------------------------------------------------------------
@@ -519,38 +535,49 @@ class _Engine:
         tail's Q-mass sits on the lowest point: sound, and negligible in the frame).
         Raises ``ValueError`` when a factor's window has more than ``cap`` points (default
         ``max_points``)."""
-        cap = self.acc.max_points if cap is None else min(cap, self.acc.max_points)
+        wins = self._all_windows(h, order, beta)
+        for w in wins:
+            if isinstance(w, str):
+                raise ValueError(w)
+        _check_cap(wins, self.acc.max_points if cap is None else min(cap, self.acc.max_points))
+        return wins
+
+    def _window_one(self, h: float, order: int, beta: float, i: int, cap: int
+                    ) -> tuple[int, int]:
+        """Factor ``i``'s window of :meth:`_windows`, its size alone checked against
+        ``cap`` (at most ``max_points``): the long group's lattice of a level in blocks,
+        whose other factors are discretised at the coarse step (:meth:`_blocked`)."""
+        win = self._all_windows(h, order, beta)[i]
+        if isinstance(win, str):
+            raise ValueError(win)
+        _check_cap((win,), min(cap, self.acc.max_points))
+        return win
+
+    def _all_windows(self, h: float, order: int, beta: float) -> tuple[Any, ...]:
+        """The windows of :meth:`_windows`, unchecked against a cap; a factor's is the
+        message of the error where its window before the tilted cut holds over
+        ``max_points`` (remembered)."""
         mkey = ("w", h, order, beta)
         if mkey not in self._memo:
-            # (the windows do not depend on the cap; the cap is checked on every call, so
-            # a window computed for a larger cap never passes a smaller one's check)
-            out: list[tuple[int, int]] | None = []
+            out: list[Any] = []
             cuts = self._tilted_lower(order, beta) if beta > 0 else None
             tol = self._upper_tol(order, beta)
-            try:
-                for i, fa in enumerate(self.factors(order)):
-                    off = self._off(fa.pess, h)
-                    # (the other side uses the same windows: what it drops outside only
-                    # lowers it)
-                    ka, kb = _window_of(self._window_quantiles(fa.pess, tol * self._share(i)),
-                                        h, self.acc.max_points, off)
-                    if cuts is not None and math.isfinite(cuts[i]):
-                        ka = min(max(ka, int(math.floor((cuts[i] - off) / h)) - 1), kb)
-                    out.append((ka, kb))
-            except ValueError as err:
-                out = None
-                self._memo[("w-err", h, order, beta)] = str(err)
-            self._memo[mkey] = None if out is None else tuple(out)
-        wins = self._memo[mkey]
-        if wins is None:
-            raise ValueError(self._memo[("w-err", h, order, beta)])
-        widest = max((kb - ka + 1 for ka, kb in wins), default=0)
-        if widest > cap:
-            raise ValueError(
-                f"the lattice for one factor needs {widest} points, more than "
-                f"max_points={cap}; pass a larger `grid_step`, a larger `rtol` or a larger "
-                f"`max_points`")
-        return wins
+            for i, fa in enumerate(self.factors(order)):
+                off = self._off(fa.pess, h)
+                # (the other side uses the same windows: what it drops outside only
+                # lowers it)
+                try:
+                    ka, kb = _window_of(
+                        self._window_quantiles(fa.pess, tol * self._share(i)), h,
+                        self.acc.max_points, off)
+                except ValueError as err:
+                    out.append(str(err))
+                    continue
+                if cuts is not None and math.isfinite(cuts[i]):
+                    ka = min(max(ka, int(math.floor((cuts[i] - off) / h)) - 1), kb)
+                out.append((ka, kb))
+            self._memo[mkey] = tuple(out)
+        return self._memo[mkey]
 
     def _tilted_lower(self, order: int, beta: float) -> list[float]:
         """Per factor, a loss ``c`` whose Q-mass below, were it all at ``c``, would carry at
@@ -772,36 +799,79 @@ class _Engine:
                       self.q_infinity(side, h, order, lam),
                       kgf if side == "pess" else None)
 
+    def _long_group(self) -> int | None:
+        """The group a level in blocks serves (:meth:`_blocked`): a power of one factor, or
+        the one group of ``_BLOCK_MIN`` factors or more where the others hold at most
+        ``_SHORT_FACTORS`` in all (a split's jump term: one jump factor beside the bulk,
+        :meth:`_jump_parts`); None elsewhere."""
+        ns = [n for _, n in self.groups]
+        long = [i for i, n in enumerate(ns) if n >= _BLOCK_MIN]
+        if len(long) != 1 or (len(ns) > 1 and self.ntot - ns[long[0]] > _SHORT_FACTORS):
+            return None
+        return long[0]
+
+    def _one_lat(self, h: float, order: int, beta: float, i: int, cap: int) -> _Lat:
+        """Group ``i``'s sound lattice law at step ``h`` and tilt ``beta`` (window per
+        :meth:`_window_one`, at most ``cap`` points): for a power of one factor, that of
+        :meth:`lats`; else discretised alone (remembered)."""
+        if len(self.groups) == 1:
+            self._windows(h, order, beta, cap=cap)
+            return self.lats("pess", h, order, beta)[0][0]
+        ka, kb = self._window_one(h, order, beta, i, cap)
+        fa = self.factors(order)[i]
+        coarse = self._coarse_cells(beta, fa.pess, h, ka, kb)
+        key = ("one-lat", h, order, i, ka, kb, coarse)
+        if key not in self._memo:
+            self._memo[key] = _disc_pess(fa.pess, h, ka, kb, self._off(fa.pess, h), coarse)
+        return self._memo[key]
+
     def _blocked(self, order: int, h: float, lam: float, log_eta: float, width: float,
                  extended: bool = False) -> _Level | None:
         """A long power on the sound side in two levels (:mod:`gdp.engine.coarsening`):
-        blocks of ``m = r**2`` factors on the step ``h / sqrt(2)``, coarsened to ``r`` times
-        that, composed in double or (``extended``) in the platform's long double; None where
-        one level is about as fast (short powers, small windows, several factors, atomic
-        factors or a lattice step given by the caller)."""
-        if len(self.groups) != 1 or self.gap > 0 or self.acc.grid_step is not None:
+        blocks of ``m = r**2`` factors of the long group (:meth:`_long_group`) on the step
+        ``h / sqrt(2)`` (``h / 2`` beside other groups), coarsened to ``r`` times that,
+        composed with the other groups' few factors discretised at that coarse step, in
+        double or (``extended``) in the platform's long double; None where one level is
+        about as fast (short powers, small windows, several long groups, atomic factors or
+        a lattice step given by the caller). Each part is a sound lattice law, so their
+        composition is sound; the coarse step costs the few factors little accuracy:
+        connect-the-dots errs by about its step squared once per factor, as it does once
+        per block of the long group."""
+        i = self._long_group()
+        if i is None or self.gap > 0 or self.acc.grid_step is not None:
             return None
-        n = self.groups[0][1]
-        if n < 64 or not width / h > 1 << 15:
+        n = self.groups[i][1]
+        if not width / h > 1 << 15:
             return None
-        hf = _quantise(h / math.sqrt(2.0), self.h0, _STEPS_PER_OCTAVE)
+        short = [j for j in range(len(self.groups)) if j != i]
+        # (beside few other factors, h / 2: a split's jump term, whose bulk, narrower than
+        # a step, one level's offset puts on lattice points (its error then under n h^2/6);
+        # at h / sqrt(2) its sound δ came out about twice as far above the limit as one
+        # level's at h, at h / 2 below it, measured at sigma = 0.58, p = 1.4e-6, 3.83M steps)
+        hf = _quantise(h / (2.0 if short else math.sqrt(2.0)), self.h0, _STEPS_PER_OCTAVE)
+        # the few factors' windows (one level discretises them at h, blocks at r hf)
+        try:
+            ws = math.fsum(self.groups[j][1] * (kb - ka + 1) * h for j in short
+                           for ka, kb in (self._window_one(h, order, lam, j, _NO_CAP),))
+        except ValueError:
+            return None
         wins = self._memo.get(("w", h, order, lam))
-        if wins:
+        if wins and not short and not isinstance(wins[i], str):
             # (the factor's window at step h, known, spans the same quantiles as at hf to
             # within a few steps; each cost of the plan less 0.6 of one level's is concave
             # in the window (n1 is a minimum of two linear functions), so where no plan
             # qualifies at either end of that range none does in it: the windows at hf,
             # an offset search among them, are not needed)
-            w0 = (wins[0][1] - wins[0][0] + 1) * h
+            w0 = (wins[i][1] - wins[i][0] + 1) * h
             if all(self._block_plan(n, width, w, h, hf) is None
                    for w in (max(w0 - 8.0 * h, 0.0), w0 + 8.0 * h)):
                 return None
         try:  # (the finer step must keep the factor's lattice as small as one level's)
-            ka, kb = self._windows(hf, order, lam, cap=_FACTOR_CAP)[0]
+            ka, kb = self._window_one(hf, order, lam, i, _FACTOR_CAP)
         except ValueError:
             return None
         wf = (kb - ka + 1) * hf      # a factor's window
-        if self._block_plan(n, width, wf, h, hf) is None:
+        if self._block_plan(n, width, wf, h, hf, ws=ws) is None:
             return None
         # (the planning law's tilted spread can be far too large for heavy tails: the
         # lattice law's decides; for a costly fine lattice, first that of a lattice 4 times
@@ -811,24 +881,32 @@ class _Engine:
         # of one level's is concave in the width). The fine lattice was discretised in
         # vain in 74 of the 290 plans of a scan of 400 configurations, 0.88 s of 13 s;
         # the coarse one told each)
-        if not self._block_may_pay(order, n, hf, lam, log_eta, width, wf, h):
+        if not self._block_may_pay(order, n, hf, lam, log_eta, width, wf, h, i, ws):
             return None
-        lat = self.lats("pess", hf, order, lam)[0][0]
+        lat = self._one_lat(hf, order, lam, i, _FACTOR_CAP)
         fine = _KGF([(lat, n)], hf)
         (_,), (_,), (v,) = fine(np.array([lam]))
-        width = min(width, 3.0 * math.sqrt(-2.0 * log_eta * max(v, 0.0)) + wf)
-        plan_b = self._block_plan(n, width, wf, h, hf)
+        # (the long group's own width: the few factors' spread is theirs, not the blocks')
+        spread = 3.0 * math.sqrt(-2.0 * log_eta * max(v, 0.0)) + wf
+        width = min(width, spread) if not short else width
+        plan_b = self._block_plan(n, width, wf, h, hf, long_width=min(width, spread), ws=ws)
         if plan_b is None:
             return None
         r, m, rem_block = plan_b
+        H = r * hf
+        try:
+            few = [(self._one_lat(H, order, lam, j, self.acc.max_points), self.groups[j][1])
+                   for j in short]
+        except ValueError:
+            return None
         q, rem = divmod(n, m)
         log_eta_b = log_eta + math.log(1e-4) - math.log(q + 1.0)
         # the Q-mass above a block's window goes to +inf: the factors' share of it
-        log_tol = math.log(self._upper_tol(order, lam) * n / (q + 1.0))
+        log_tol = math.log(self._upper_tol(order, lam) * self._share(i) * n / (q + 1.0))
         key = ("block", order, hf, r, m, lam, log_eta_b, log_tol, extended, self._top)
         if key not in self._memo:
             self.plan_kgf(order)
-            t1, q1, _ = self._plans[order][1][0]
+            t1, q1, _ = self._plans[order][1][i]
             plan = _KGF.of_atoms([(t1, q1, 1)])
             cap = self.acc.max_points
             pr = _EXTENDED if extended else _DOUBLE
@@ -848,54 +926,76 @@ class _Engine:
         blocks = self._memo[key]
         if blocks is None:
             return None
-        lq = math.fsum(c * math.log1p(-min(b.q_inf, 1.0)) if b.q_inf < 1 else -math.inf
-                       for b, c in blocks)
+        lq = math.fsum([c * math.log1p(-min(b.q_inf, 1.0)) if b.q_inf < 1 else -math.inf
+                        for b, c in blocks] +
+                       [c * math.log1p(-min(f.q_inf, 1.0)) if f.q_inf < 1 else -math.inf
+                        for f, c in few])
         qi = -math.expm1(lq) if math.isfinite(lq) else 1.0
-        return _Level(r * hf, n * lat.off, _block_kgf(blocks),
-                      lambda: [(b.tilted, c) for b, c in blocks],
-                      math.fsum(c * b.shift for b, c in blocks),
-                      min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + 2))),
-                      # (the fine lattice law's: the blocks' shift and mass at +inf, which
-                      # the frame uses with it, are at least the fine law's)
-                      fine)
+        kgf = _block_kgf(blocks) if not few else _KGF.of_log_atoms(
+            [(b.t, b.log_q, c) for b, c in blocks] +
+            [(t, np.log(qq), c) for t, qq, c in (_lattice_atoms(f, H, c) for f, c in few)])
+        return _Level(H, n * lat.off + math.fsum(c * f.off for f, c in few), kgf,
+                      lambda: [(b.tilted, c) for b, c in blocks] + (
+                          list(zip(_tilt_many([f for f, _ in few], lam, H),
+                                   [c for _, c in few], strict=True)) if few else []),
+                      math.fsum([c * b.shift for b, c in blocks] +
+                                [c * f.shift for f, c in few]),
+                      min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + len(few) + 2))),
+                      # (the fine lattice law's, with the few factors': the blocks' shift
+                      # and mass at +inf, which the frame uses with it, are at least the
+                      # fine law's)
+                      fine if not few else
+                      _KGF.of_lattices([(lat, hf, n)] + [(f, H, c) for f, c in few]))
 
     def _block_may_pay(self, order: int, n: int, hf: float, lam: float, log_eta: float,
-                       width: float, wf: float, h: float) -> bool:
+                       width: float, wf: float, h: float, i: int = 0, ws: float = 0.0
+                       ) -> bool:
         """For planning only: False where no block plan qualifies (:meth:`_block_plan`) at
-        the window width of twice the tilted variance of the factors' lattice law 4 times
+        the window width of twice the tilted variance of group ``i``'s lattice law 4 times
         coarser than ``hf`` (an upper estimate of the fine law's: see :meth:`_blocked`),
         asked only where the fine lattice's window ``wf`` holds 2**17 points or more (its
-        discretisation then costs tens of milliseconds or more)."""
+        discretisation then costs tens of milliseconds or more); ``ws`` the other groups'
+        windows (:meth:`_block_plan`)."""
         if (wf / hf) < 1 << 17:  # (a fine lattice that costs little: no estimate)
             return True
         hc = _quantise(4.0 * hf, self.h0, _STEPS_PER_OCTAVE)
-        if not self._factors_fit(hc, order, lam):
+        try:
+            lat = self._one_lat(hc, order, lam, i, _FACTOR_CAP)
+        except ValueError:
             return True
-        coarse = _KGF([(self.lats("pess", hc, order, lam)[0][0], n)], hc)
+        coarse = _KGF([(lat, n)], hc)
         (_,), (_,), (v,) = coarse(np.array([lam]))
-        w = min(width, 3.0 * math.sqrt(-2.0 * log_eta * 2.0 * max(v, 0.0)) + wf)
-        return self._block_plan(n, w, wf, h, hf) is not None
+        w = 3.0 * math.sqrt(-2.0 * log_eta * 2.0 * max(v, 0.0)) + wf
+        if ws > 0.0:
+            return self._block_plan(n, width, wf, h, hf, long_width=min(width, w),
+                                    ws=ws) is not None
+        return self._block_plan(n, min(width, w), wf, h, hf) is not None
 
     @staticmethod
-    def _block_plan(n: int, width: float, wf: float, h: float, hf: float
+    def _block_plan(n: int, width: float, wf: float, h: float, hf: float,
+                    long_width: float | None = None, ws: float = 0.0
                     ) -> tuple[int, int, bool] | None:
         """Coarsening ``r`` and block size ``m = r**2`` minimising the estimated work, and
         whether the rest of ``n`` by ``m`` needs a block of its own (else single coarsened
         factors, whose added spread is at most ``m**2 <= n / 4`` fine steps); None unless
         at most 0.6 of the work of one level. Work, in points: discretising a factor's
-        window ``wf`` (8 per point, special functions) and composing (4 per point, the
-        transforms and the profile's sums); the block's window is its tilted spread plus
-        ``wf``, the composed window is ``width``."""
-        one = 8.0 * wf / h + 4.0 * width / h
+        window ``wf`` (8 per point, special functions) and the other groups' windows ``ws``
+        (their sum, at the composition's step), and composing (4 per point, the transforms
+        and the profile's sums); the block's window is its tilted spread plus ``wf``, the
+        spread from ``long_width``, the long group's composed window (default ``width``),
+        the composed window is ``width``."""
+        lw = width if long_width is None else long_width
+        one = 8.0 * (wf + ws) / h + 4.0 * width / h
         best = None
         for k in range(1, 16):
             r = 1 << k
             m = r * r
             if m > n // 4:
                 break
-            n1 = min(m * wf, 1.6 * width * math.sqrt(m / n) + wf) / hf
+            n1 = min(m * wf, 1.6 * lw * math.sqrt(m / n) + wf) / hf
             own = n % m > 0 and m * m > n // 4
-            c = 8.0 * wf / hf + 4.0 * n1 * (2 if own else 1) + 4.0 * width / (r * hf)
+            c = 8.0 * (wf + ws / r) / hf + 4.0 * n1 * (2 if own else 1) + \
+                4.0 * width / (r * hf)
             if best is None or c < best[0]:
                 best = (c, r, m, own)
         if best is None or best[0] > 0.6 * one:
