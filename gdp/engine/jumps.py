@@ -81,6 +81,10 @@ _HALVINGS = 3
 # the most halvings the other side takes where its lower end is still over 2 rtol below the
 # sound answer (split_epsilon)
 _HALVINGS_OTHER = 5
+# the share of ``rtol`` the error left after the jump term's last halving may take
+# (split_epsilon, split_delta): composed in blocks (gdp.engine.coarsening) a halving costs
+# about 10 ms at 10⁶ steps, against 0.2-1 s in one level, where the aim was all of rtol
+_JUMP_AIM = 0.5
 # the largest relative error of the jump term's sound δ at its planned step (_jump_move):
 # from the planned step to an eighth of it, 0.5% to 204% at σ = 1/1.2, p = 3e-6, 10⁴ to
 # 10⁷ steps, δ = 1e-15 to 1e-12 (measured: 204% at 10⁷ steps, δ = 1e-12, 63% at 1e-15)
@@ -384,7 +388,7 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
     0.45 s gained 0.0002%) at :math:`k = 1/2, 1/4, \dots` of the step, at
     most ``halvings`` times (default ``_HALVINGS``, 3), while the error left after a move
     m (:func:`_left_after`: of the first order, :math:`m k/(1-k)`, unless the last two
-    moves shrank over 3 times) is over ``rtol`` of the answer, stopping where a finer
+    moves shrank over 3 times) is over ``_JUMP_AIM`` ``rtol`` of the answer, stopping where a finer
     step's answer is no better; ``report``, where given, gets ``"halvings"``, the number of
     the last that bettered it (0 for none). The other side searches again where ``halvings``
     (the sound side's count, in the engine) is 1 or more, or by default where
@@ -482,7 +486,7 @@ def split_epsilon(split: JumpSplit, delta: float, side: str, start: float,
         left = _left_after(move, moved)
         best = at = w
         moved = move
-        if not left > rtol * at:
+        if not left > _JUMP_AIM * rtol * at:
             break
     return best
 
@@ -512,10 +516,11 @@ def split_delta(split: JumpSplit, side: str, eps: float,
     r"""δ at ``eps`` from the split on one side (:meth:`JumpSplit.bound` of the parts'
     profiles), with the jump term's step refined as for ε (:func:`split_epsilon`): the
     sound side at half, a quarter, … of the planned step, at most ``halvings`` times
-    (default ``_HALVINGS``), while the jump term's share of δ, times ``_JUMP_ERROR``, or
-    the error left after the last move could exceed ``rtol`` of ε in δ, i.e. ``rtol`` ε
-    times the log-slope of the bound (from ``eps`` and 0.99 of it; ``rtol`` of δ where ε is
-    0 or the slope is not negative), stopping where a finer step's bound is no better; the
+    (default ``_HALVINGS``), while the jump term's share of δ, times ``_JUMP_ERROR``, could
+    exceed ``rtol`` of ε in δ, i.e. ``rtol`` ε times the log-slope of the bound (from
+    ``eps`` and 0.99 of it; ``rtol`` of δ where ε is 0 or the slope is not negative), and
+    then while the error left after the last move could exceed ``_JUMP_AIM`` of that,
+    stopping where a finer step's bound is no better; the
     other side at the steps :func:`_halvings` names, then one halving finer at a time, up
     to ``_HALVINGS_OTHER``, while its bound is below ``sound`` (the sound side's answer; 0,
     the default, asks for none of these) by a factor over :math:`e^{2\,\mathrm{tol}}`, tol
@@ -551,7 +556,7 @@ def split_delta(split: JumpSplit, side: str, eps: float,
             report["halvings"] = n
         left = math.log(v / w) * _JUMP_FINER / (1.0 - _JUMP_FINER) if w > 0.0 else 0.0
         v = w
-        if not left > tol:
+        if not left > _JUMP_AIM * tol:
             break
     return v
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import gdp
+import gdp.engine.jumps as jumps
 import gdp.engine.numeric as numeric
 from gdp.engine.jumps import RestrictedLaw, jump_split, split_epsilon
 from gdp.engine.laws import GaussianLaw
@@ -376,15 +377,25 @@ def test_refinement_from_start_takes_the_falls_observed_ratio():
 
 
 @pytest.mark.parametrize("order,finest", [(1, 0.125), (2, 0.25)])
-def test_refinement_of_an_answer_takes_the_moves_observed_ratio(order, finest):
+def test_refinement_of_an_answer_takes_the_moves_observed_ratio(order, finest, monkeypatch):
     # the planned step certifies an answer (the bound at start 0.92 delta) and the jump
     # term's part falls as 0.4 + 0.2 k^order. First order: the answer moves by 1.24e-4,
     # then 7.0e-5, a ratio under 2, and the error left is taken as 7.0e-5, over rtol of
     # the answer (5.0e-5): a third halving. Second order: 1.94e-4, then 5.65e-5, a ratio of
     # 3.4, the error left taken as twice 5.65e-5 / 2.4, 4.7e-5, under rtol: it stops there,
     # 0.04% above the limit (sigma = 1/1.2, p = 3e-6, 10^7 steps, delta = 1e-15: a third
-    # halving of 0.35 s in long double moved the answer by 0.03%)
+    # halving of 0.35 s in long double moved the answer by 0.03%). With the error left
+    # aimed at all of rtol (the default aims at half: the next test)
+    monkeypatch.setattr(jumps, "_JUMP_AIM", 1.0)
     v, scales = _refined_from_start(lambda k: 0.4 + 0.2 * k**order, 1e3)
     assert v is not None and min(scales) == finest
     limit = _refined_from_start(lambda k: 0.4, 1e3)[0]   # (k -> 0: one answer, no move)
     assert limit is not None and limit <= v <= (1.0 + 1e-3) * limit
+
+
+def test_refinement_aims_at_half_of_rtol_by_default():
+    # the second order of the test above: the error left after two halvings, 4.7e-5, is
+    # over half of rtol of the answer (2.5e-5): a third halving
+    assert jumps._JUMP_AIM == 0.5
+    v, scales = _refined_from_start(lambda k: 0.4 + 0.2 * k**2, 1e3)
+    assert v is not None and min(scales) == 0.125
