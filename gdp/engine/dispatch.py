@@ -18,7 +18,10 @@ forms where they exist; everything else goes to the numeric engine :mod:`gdp.eng
 3. Gaussians merge: :math:`G_a \otimes G_b = G_{\sqrt{a^2+b^2}}` (DRS Cor. 3.3).
 4. :math:`k`-fold randomized response :math:`f_{\varepsilon,0}^{\otimes k}` is exact: the
    privacy loss is :math:`(k - 2j)\varepsilon` with binomial masses (KOV 2015).
-5. Compositions of purely atomic laws (every factor has exact atoms: ``f_eps_delta``,
+5. A numeric composition among other factors joins as its factors (associativity;
+   :attr:`gdp.engine.Composition.parts`); one composed per order of the neighbouring pair
+   (a DP-SGD run) only in :func:`compose_two_orders`.
+6. Compositions of purely atomic laws (every factor has exact atoms: ``f_eps_delta``,
    ``from_curve``, discrete ``from_distributions``, exact results) are convolved
    exactly as sparse atom lists (equal losses merged), while the support stays below
    ``200_000`` atoms.
@@ -52,6 +55,7 @@ from .curves import LossCurve, curve_from_atoms
 from .numeric import compose_numeric
 from .numeric import compose_numeric_two_orders as _two_orders
 from .randomized_response import randomized_response_power
+from .result import Composition
 from .settings import accuracy
 from .with_delta import WithDelta, _with_delta
 
@@ -155,20 +159,30 @@ def _is_zero(f: TradeOff) -> bool:
     return v <= 0.0
 
 
-def _normalised(groups: list[tuple[TradeOff, int]]
+def _normalised(groups: list[tuple[TradeOff, int]], per_order: bool = False
                 ) -> TradeOff | tuple[list[tuple[TradeOff, int]], float, bool]:
-    """Split off the δ parts, drop perfect-privacy factors, merge equal factors and all
-    Gaussians (into one): ``(rest, delta, all_gauss)``, or the answer when it is trivial
-    (a zero factor)."""
+    """Split off the δ parts, drop perfect-privacy factors, flatten numeric compositions
+    into their parts (:attr:`Composition.parts`; with ``per_order`` also those composed
+    per order, :func:`compose_two_orders`) where there are other factors, merge equal
+    factors and all Gaussians (into one): ``(rest, delta, all_gauss)``, or the answer when
+    it is trivial (a zero factor)."""
     log_keep = 0.0  # log(1 - delta) of the split-off delta part
     merged: dict[Any, list] = {}
     gauss = 0.0
     # G_0 (x) G_0 stays a Gaussian (G_0); with an Identity among the factors it is Identity
     all_gauss = bool(groups) and all(isinstance(f, Gaussian) for f, _ in groups)
-    for f, n in groups:
+    flatten = not (len(groups) == 1 and groups[0][1] == 1)
+    todo = list(reversed(groups))
+    while todo:
+        f, n = todo.pop()
         while isinstance(f, WithDelta):
             log_keep += n * math.log1p(-f.delta_) if f.delta_ < 1 else -math.inf
             f = f.base
+        if flatten and isinstance(f, Composition) and f.parts and \
+                (per_order or not f.per_order):
+            # (the tensor product is associative: its factors join these)
+            todo.extend((g, m * n) for g, m in reversed(f.parts))
+            continue
         if isinstance(f, EpsDelta) and f.delta_ > 0:
             log_keep += n * math.log1p(-f.delta_) if f.delta_ < 1 else -math.inf
             f = EpsDelta(eps=f.eps, delta_=0.0)
@@ -248,7 +262,12 @@ def compose(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
 
     Notes
     -----
-    See the module docstring for the rules. An empty call returns the identity.
+    See the module docstring for the rules. An empty call returns the identity. A numeric
+    composition among other factors joins as its own factors (by associativity:
+    ``a @ b @ c`` is ``compose(a, b, c)``; :attr:`gdp.engine.Composition.parts`), except
+    one composed per order of the neighbouring pair (a DP-SGD run), whose symmetrised
+    curve is not a tensor product: :func:`compose_two_orders` composes such a run as a
+    mechanism.
 
     Examples
     --------
@@ -312,6 +331,9 @@ def compose_two_orders(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
     :math:`\min\{h, h^{-1}\}^{**}` with :math:`h = f_1 \otimes \cdots \otimes f_n`
     (MATH.md §2, §6); its profile is :math:`\max(\delta_h, \delta_{h^{-1}})`, what
     dp-accounting reports. When every :math:`f_i` is symmetric this is :func:`compose`.
+    A numeric composition among the factors joins as its own factors, also one composed
+    per order (a DP-SGD run: its steps join the others, each order on its own; two runs
+    of T steps make the run of 2T).
 
     Examples
     --------
@@ -324,11 +346,15 @@ def compose_two_orders(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
     for i, f in enumerate(fs):
         if not isinstance(f, TradeOff):
             raise TypeError(f"`fs[{i}]` must be a TradeOff; got {f!r}")
-    if all(f.is_symmetric for f in fs):
+    # (a curve composed per order among other factors joins as its parts, which are not
+    # symmetric: not compose's tensor product of its symmetrised curve)
+    if all(f.is_symmetric and not (len(fs) > 1 and isinstance(f, Composition) and
+                                   f.per_order and f.parts) for f in fs):
         return compose(*fs, **accuracy_kw)
     acc = accuracy(**accuracy_kw)
     pairs = _grouped(fs)
-    norm = _normalised(pairs)  # the same exact reductions as compose
+    # (the same exact reductions as compose; a curve composed per order joins as its parts)
+    norm = _normalised(pairs, per_order=True)
     if isinstance(norm, TradeOff):
         return norm
     rest, delta, _ = norm

@@ -2776,7 +2776,7 @@ class _Nested:
 
 
 def _one_order(engine: _Engine, order: int, name: str, symmetric: bool,
-               inverse_fn: Any, nested: _Nested) -> Composition:
+               inverse_fn: Any, nested: _Nested, parts: tuple = ()) -> Composition:
     lower = LazyCurve(thunk=lambda: engine.curve("pess", order, name), name=name,
                       symmetric=symmetric)
     upper = LazyCurve(thunk=lambda: engine.curve("opt", order, name), name=name,
@@ -2786,7 +2786,8 @@ def _one_order(engine: _Engine, order: int, name: str, symmetric: bool,
                                lambda e: (_EngineProfile(e, "pess", order),
                                           _EngineProfile(e, "opt", order)))
     return Composition(lower=lower, upper=upper, name=name, symmetric=symmetric,
-                       sound=sound, other=other, grid=engine.info, inverse_fn=inverse_fn)
+                       sound=sound, other=other, grid=engine.info, inverse_fn=inverse_fn,
+                       parts=parts)
 
 
 def _checked(groups: Any, acc: Any, name: Any) -> tuple[Accuracy, list[tuple[TradeOff, int]]]:
@@ -2825,6 +2826,9 @@ def compose_numeric(groups: Sequence[tuple[TradeOff, int]], acc: Accuracy | None
     True
     """
     acc, groups = _checked(groups, acc, name)
+    # (the groups, for a composition that meets other factors: gdp.compose flattens it,
+    # where the result is their tensor product as it stands, not declared symmetric)
+    parts = tuple(groups) if symmetric is None else ()
     if symmetric is not None:
         symmetric = check_bool("symmetric", symmetric)
     if symmetric is None:
@@ -2832,14 +2836,14 @@ def compose_numeric(groups: Sequence[tuple[TradeOff, int]], acc: Accuracy | None
     nested = _Nested(groups, acc)
     engine = nested.engine
     if symmetric:
-        return _one_order(engine, 1, name, True, None, nested)
+        return _one_order(engine, 1, name, True, None, nested, parts)
     inv_name = _inv_label(name)
     holder: dict[str, Composition] = {}
 
     def inverse_fn() -> Composition:
         return _one_order(engine, -1, inv_name, False, lambda: holder["self"], nested)
 
-    comp = _one_order(engine, 1, name, False, inverse_fn, nested)
+    comp = _one_order(engine, 1, name, False, inverse_fn, nested, parts)
     holder["self"] = comp
     return comp
 
@@ -2885,5 +2889,5 @@ def compose_numeric_two_orders(groups: Sequence[tuple[TradeOff, int]],
                                                     name=name, symmetric=True),
                       name=name, symmetric=True)
     return Composition(lower=lower, upper=upper, name=name, symmetric=True, sound=sound,
-                       other=other, grid=engine.info)
+                       other=other, grid=engine.info, parts=tuple(groups), per_order=True)
 

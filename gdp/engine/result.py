@@ -182,6 +182,13 @@ class Composition(Bracketed):
     ----------
     info : GridInfo
         Lattice step, window, size and the floating-point allowances charged.
+    parts : tuple of (TradeOff, int)
+        Where this curve is exactly the tensor product of ``(f, n)`` groups (its order 1
+        with ``per_order``), those groups; :func:`gdp.compose` composes them instead of
+        this curve when it meets other factors (``()``: none known).
+    per_order : bool
+        Whether ``parts`` are composed per order of the neighbouring pair and symmetrised
+        at the end (:func:`gdp.compose_two_orders`, which alone flattens such a curve).
 
     Examples
     --------
@@ -197,6 +204,8 @@ class Composition(Bracketed):
     other: Any = field(default=None, repr=False)
     grid: Any = field(default=None, repr=False)
     inverse_fn: Any = field(default=None, repr=False)
+    parts: tuple = field(default=(), repr=False)
+    per_order: bool = field(default=False, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -204,8 +213,14 @@ class Composition(Bracketed):
         if not (self.grid is None or isinstance(self.grid, GridInfo) or callable(self.grid)):
             raise TypeError(f"`grid` must be a GridInfo, a callable returning one, or None; "
                             f"got grid={self.grid!r:.60}")
-        check_fields(self, symmetric=flag(),
+        check_fields(self, symmetric=flag(), per_order=flag(),
                      inverse_fn=optional(lambda n, v: check_callable(n, v)))
+        if not isinstance(self.parts, tuple) or not all(
+                isinstance(g, tuple) and len(g) == 2 and isinstance(g[0], TradeOff) and
+                isinstance(g[1], int) and not isinstance(g[1], bool) and g[1] >= 1
+                for g in self.parts):
+            raise TypeError(f"`parts` must be a tuple of (TradeOff, count) pairs; got "
+                            f"parts={self.parts!r:.60}")
         # the profiles default to those of the two curves
         for side, curve in (("sound", self.lower), ("other", self.upper)):
             prof = getattr(self, side)

@@ -282,3 +282,73 @@ def test_an_uncertified_bracket_end_is_inf_not_the_largest_float():
     lo, hi = h.epsilon_bounds(1e-15)
     assert hi == float("inf") and float(h.epsilon(1e-15)) == float("inf")
     assert 0.0 < lo < float(gdp.G_mu(2.0).epsilon(1e-15))
+
+
+# ---------------------------------------------------------------------------
+# compositions of compositions
+# ---------------------------------------------------------------------------
+def test_a_chain_of_compositions_is_their_flat_tensor_product():
+    # a @ b @ c is compose(compose(a, b), c): the inner numeric composition joins as its
+    # factors (associativity), where it was discretised from its own curve (at 1e-10 its
+    # sound eps was 0.14% above the flat one's, its bracket 0.25% wide against 0.014%)
+    a, b, c = gdp.laplace(1.0), gdp.G_mu(0.5), gdp.laplace(0.3)
+    chain, flat = a @ b @ c, gdp.compose(a, b, c)
+    assert all(not isinstance(f, Composition) for f, _ in chain.sound.engine.groups)
+    for delta in (1e-5, 1e-10):
+        assert chain.epsilon_bounds(delta) == flat.epsilon_bounds(delta)
+    assert chain.delta_bounds(1.0) == flat.delta_bounds(1.0)
+
+
+def test_a_power_of_a_composition_flattens_with_multiplicities():
+    inner = gdp.laplace(1.0) @ gdp.G_mu(0.5)
+    h = inner ** 3
+    flat = gdp.compose(*[gdp.laplace(1.0)] * 3, *[gdp.G_mu(0.5)] * 3)
+    assert sorted(n for _, n in h.sound.engine.groups) == [1, 3]
+    assert h.epsilon_bounds(1e-8) == flat.epsilon_bounds(1e-8)
+    assert inner.parts == ((gdp.laplace(1.0), 1), (gdp.G_mu(0.5), 1))
+    assert gdp.compose(inner) is inner       # (alone, a composition is kept as it is)
+
+
+def test_a_run_composed_per_order_with_other_mechanisms_against_dp_accounting():
+    """A DP-SGD run with a Gaussian and a Laplace release, each order of add/remove
+    neighbours composed on its own (``compose_two_orders`` flattens the run): as
+    dp-accounting composes the PLDs of both orders. Their pessimistic ε is an upper bound,
+    their optimistic one a lower bound."""
+    from dp_accounting.pld import privacy_loss_distribution as pldm
+
+    run = gdp.dpsgd(sigma=1.0, p=0.01, steps=1000)
+    h = gdp.compose_two_orders(run, gdp.G_mu(1.0), gdp.laplace(0.5))
+    assert h.per_order and sorted(n for _, n in h.parts) == [1, 1, 1000]  # (flat)
+
+    def dpa(pessimistic: bool) -> float:
+        kw = dict(value_discretization_interval=1e-4, pessimistic_estimate=pessimistic)
+        if not pessimistic:
+            kw["use_connect_dots"] = False
+        a = pldm.from_gaussian_mechanism(standard_deviation=1.0, sampling_prob=0.01, **kw)
+        g = pldm.from_gaussian_mechanism(standard_deviation=1.0, **kw)
+        lap = pldm.from_laplace_mechanism(parameter=2.0, sensitivity=1.0, **kw)
+        return a.self_compose(1000).compose(g).compose(lap).get_epsilon_for_delta(1e-8)
+
+    lo, hi = h.epsilon_bounds(1e-8)
+    assert h.epsilon(1e-8) == hi
+    assert hi >= dpa(False)
+    assert lo <= dpa(True) <= hi * (1 + 2e-3)
+    assert hi <= dpa(True) * 1.002
+    # the symmetrised run's tensor product with the releases (compose, curve by curve)
+    # is never tighter than the per-order composition of the mechanisms
+    assert float((run @ gdp.G_mu(1.0) @ gdp.laplace(0.5)).epsilon(1e-8)) >= lo
+
+
+def test_two_runs_composed_per_order_are_the_longer_run():
+    run = gdp.dpsgd(sigma=1.0, p=0.01, steps=1000)
+    both = gdp.compose_two_orders(run, run)
+    longer = gdp.dpsgd(sigma=1.0, p=0.01, steps=2000)
+    for delta in (1e-5, 1e-10):
+        assert both.epsilon_bounds(delta) == longer.epsilon_bounds(delta)
+
+
+def test_composition_parts_are_checked():
+    with pytest.raises(TypeError, match="parts"):
+        Composition(lower=gdp.G_mu(1.0), upper=gdp.G_mu(1.0), parts=((gdp.G_mu(1.0), 0),))
+    with pytest.raises(TypeError, match="parts"):
+        Composition(lower=gdp.G_mu(1.0), upper=gdp.G_mu(1.0), parts=[(gdp.G_mu(1.0), 1)])
