@@ -150,10 +150,11 @@ _COARSE_SHARE = 1e-6
 # a δ question's wide cells take δ this far (in log) below its moment bound (up to e^28
 # above δ seen: rare jumps at small ε; where that fails, :meth:`_Engine._answer` asks again)
 _COARSE_DELTA_BELOW = 30.0
-# a level in blocks (_Engine._blocked): its long group's least power, and the most factors of
-# the other groups beside it
+# a level in blocks (_Engine._blocked): a long group's least power, the most factors of the
+# other groups beside them, the most long groups
 _BLOCK_MIN = 64
 _SHORT_FACTORS = 4
+_LONG_GROUPS = 8
 _NO_CAP = 1 << 62  # (for a window's size alone: max_points still applies)
 
 
@@ -799,16 +800,17 @@ class _Engine:
                       self.q_infinity(side, h, order, lam),
                       kgf if side == "pess" else None)
 
-    def _long_group(self) -> int | None:
-        """The group a level in blocks serves (:meth:`_blocked`): a power of one factor, or
-        the one group of ``_BLOCK_MIN`` factors or more where the others hold at most
-        ``_SHORT_FACTORS`` in all (a split's jump term: one jump factor beside the bulk,
-        :meth:`_jump_parts`); None elsewhere."""
+    def _long_groups(self) -> list[int] | None:
+        """The groups a level in blocks serves (:meth:`_blocked`): those of ``_BLOCK_MIN``
+        factors or more, at most ``_LONG_GROUPS`` of them, where the other groups hold at
+        most ``_SHORT_FACTORS`` factors in all (a split's jump term: one jump factor beside
+        the bulk's power, :meth:`_jump_parts`; a run in phases); None elsewhere."""
         ns = [n for _, n in self.groups]
         long = [i for i, n in enumerate(ns) if n >= _BLOCK_MIN]
-        if len(long) != 1 or (len(ns) > 1 and self.ntot - ns[long[0]] > _SHORT_FACTORS):
+        if not long or len(long) > _LONG_GROUPS or \
+                self.ntot - sum(ns[i] for i in long) > _SHORT_FACTORS:
             return None
-        return long[0]
+        return long
 
     def _one_lat(self, h: float, order: int, beta: float, i: int, cap: int) -> _Lat:
         """Group ``i``'s sound lattice law at step ``h`` and tilt ``beta`` (window per
@@ -828,22 +830,29 @@ class _Engine:
     def _blocked(self, order: int, h: float, lam: float, log_eta: float, width: float,
                  extended: bool = False) -> _Level | None:
         """A long power on the sound side in two levels (:mod:`gdp.engine.coarsening`):
-        blocks of ``m = r**2`` factors of the long group (:meth:`_long_group`) on the step
-        ``h / sqrt(2)`` (``h / 2`` beside other groups), coarsened to ``r`` times that,
-        composed with the other groups' few factors discretised at that coarse step, in
-        double or (``extended``) in the platform's long double; None where one level is
-        about as fast (short powers, small windows, several long groups, atomic factors or
-        a lattice step given by the caller). Each part is a sound lattice law, so their
+        blocks of ``m = r**2`` factors of each long group (:meth:`_long_groups`) on the
+        step ``h / sqrt(2)`` (``h / 2`` beside other groups' few factors), coarsened to
+        ``r`` times that, composed with those few factors discretised at that coarse step,
+        in double or (``extended``) in the platform's long double; None where one level is
+        about as fast (short powers, small windows, many groups, atomic factors or a
+        lattice step given by the caller). Each part is a sound lattice law, so their
         composition is sound; the coarse step costs the few factors little accuracy:
         connect-the-dots errs by about its step squared once per factor, as it does once
-        per block of the long group."""
-        i = self._long_group()
-        if i is None or self.gap > 0 or self.acc.grid_step is not None:
+        per block of a long group."""
+        longs = self._long_groups()
+        if longs is None or self.gap > 0 or self.acc.grid_step is not None:
             return None
-        n = self.groups[i][1]
+        ns = [self.groups[i][1] for i in longs]
         if not width / h > 1 << 15:
             return None
-        short = [j for j in range(len(self.groups)) if j != i]
+        short = [j for j in range(len(self.groups)) if j not in longs]
+        one = len(longs) == 1 and not short   # (a power of one factor)
+        if len(longs) > 1 and any(self._rarely_sampled(self.factors(order)[i].pess)
+                                  for i in longs):
+            # (rarely sampled phases: their bulks, narrower than a step, came out looser
+            # and slower in blocks, 0.1067 -> 0.1075 in 1.5 s instead of 0.5 s at sigma =
+            # 0.7 and 0.9, p = 3e-6 and 5e-6, 3M steps each, delta = 1e-10)
+            return None
         # (beside few other factors, h / 2: a split's jump term, whose bulk, narrower than
         # a step, one level's offset puts on lattice points (its error then under n h^2/6);
         # at h / sqrt(2) its sound δ came out about twice as far above the limit as one
@@ -856,22 +865,22 @@ class _Engine:
         except ValueError:
             return None
         wins = self._memo.get(("w", h, order, lam))
-        if wins and not short and not isinstance(wins[i], str):
+        if wins and one and not isinstance(wins[0], str):
             # (the factor's window at step h, known, spans the same quantiles as at hf to
             # within a few steps; each cost of the plan less 0.6 of one level's is concave
             # in the window (n1 is a minimum of two linear functions), so where no plan
             # qualifies at either end of that range none does in it: the windows at hf,
             # an offset search among them, are not needed)
-            w0 = (wins[i][1] - wins[i][0] + 1) * h
-            if all(self._block_plan(n, width, w, h, hf) is None
+            w0 = (wins[0][1] - wins[0][0] + 1) * h
+            if all(self._block_plan(ns, width, [w], h, hf) is None
                    for w in (max(w0 - 8.0 * h, 0.0), w0 + 8.0 * h)):
                 return None
-        try:  # (the finer step must keep the factor's lattice as small as one level's)
-            ka, kb = self._window_one(hf, order, lam, i, _FACTOR_CAP)
+        try:  # (the finer step must keep each factor's lattice as small as one level's)
+            wfs = [(kb - ka + 1) * hf for ka, kb in
+                   (self._window_one(hf, order, lam, i, _FACTOR_CAP) for i in longs)]
         except ValueError:
             return None
-        wf = (kb - ka + 1) * hf      # a factor's window
-        if self._block_plan(n, width, wf, h, hf, ws=ws) is None:
+        if self._block_plan(ns, width, wfs, h, hf, ws=ws) is None:
             return None
         # (the planning law's tilted spread can be far too large for heavy tails: the
         # lattice law's decides; for a costly fine lattice, first that of a lattice 4 times
@@ -881,51 +890,57 @@ class _Engine:
         # of one level's is concave in the width). The fine lattice was discretised in
         # vain in 74 of the 290 plans of a scan of 400 configurations, 0.88 s of 13 s;
         # the coarse one told each)
-        if not self._block_may_pay(order, n, hf, lam, log_eta, width, wf, h, i, ws):
+        if not self._block_may_pay(order, ns, hf, lam, log_eta, width, wfs, h, longs, ws):
             return None
-        lat = self._one_lat(hf, order, lam, i, _FACTOR_CAP)
-        fine = _KGF([(lat, n)], hf)
-        (_,), (_,), (v,) = fine(np.array([lam]))
-        # (the long group's own width: the few factors' spread is theirs, not the blocks')
-        spread = 3.0 * math.sqrt(-2.0 * log_eta * max(v, 0.0)) + wf
-        width = min(width, spread) if not short else width
-        plan_b = self._block_plan(n, width, wf, h, hf, long_width=min(width, spread), ws=ws)
+        lats = [self._one_lat(hf, order, lam, i, _FACTOR_CAP) for i in longs]
+        fines = [_KGF([(lat, n)], hf) for lat, n in zip(lats, ns, strict=True)]
+        # (each long group's own width: the other groups' spread is theirs, not its blocks')
+        spreads = [3.0 * math.sqrt(-2.0 * log_eta * max(float(f(np.array([lam]))[2][0]),
+                                                         0.0)) + wf
+                   for f, wf in zip(fines, wfs, strict=True)]
+        if one:
+            width = min(width, spreads[0])
+        plan_b = self._block_plan(ns, width, wfs, h, hf, ws=ws,
+                                  long_widths=[min(width, w) for w in spreads])
         if plan_b is None:
             return None
-        r, m, rem_block = plan_b
+        r, m, owns = plan_b
         H = r * hf
         try:
             few = [(self._one_lat(H, order, lam, j, self.acc.max_points), self.groups[j][1])
                    for j in short]
         except ValueError:
             return None
-        q, rem = divmod(n, m)
-        log_eta_b = log_eta + math.log(1e-4) - math.log(q + 1.0)
-        # the Q-mass above a block's window goes to +inf: the factors' share of it
-        log_tol = math.log(self._upper_tol(order, lam) * self._share(i) * n / (q + 1.0))
-        key = ("block", order, hf, r, m, lam, log_eta_b, log_tol, extended, self._top)
-        if key not in self._memo:
-            self.plan_kgf(order)
-            t1, q1, _ = self._plans[order][1][i]
-            plan = _KGF.of_atoms([(t1, q1, 1)])
-            cap = self.acc.max_points
-            pr = _EXTENDED if extended else _DOUBLE
+        qs = [divmod(n, m) for n in ns]
+        log_eta_b = log_eta + math.log(1e-4) - math.log(math.fsum(q + 1.0 for q, _ in qs))
+        self.plan_kgf(order)
+        cap = self.acc.max_points
+        pr = _EXTENDED if extended else _DOUBLE
+        blocks: list[tuple[Any, int]] = []
+        for i, lat, n, (q, rem), own in zip(longs, lats, ns, qs, owns, strict=True):
+            # the Q-mass above a block's window goes to +inf: the factors' share of it
+            log_tol = math.log(self._upper_tol(order, lam) * self._share(i) * n / (q + 1.0))
+            key = ("block", order, hf, r, m, lam, log_eta_b, log_tol, extended, self._top, i)
+            if key not in self._memo:
+                t1, q1, _ = self._plans[order][1][i]
+                plan = _KGF.of_atoms([(t1, q1, 1)])
 
-            def block(k: int) -> Any:
-                return _block(lat, k, hf, r, lam, log_eta_b, log_tol, cap, plan, pr)
+                def block(k: int, lat: _Lat = lat, log_tol: float = log_tol,
+                          plan: _KGF = plan) -> Any:
+                    return _block(lat, k, hf, r, lam, log_eta_b, log_tol, cap, plan, pr)
 
-            try:
-                blocks = [(block(m), q)]
-                if rem and rem_block:
-                    blocks.append((block(rem), 1))
-                elif rem:  # the rest as single coarsened factors (m * m <= n / 4)
-                    blocks.append((block(1), rem))
-            except ValueError:
-                blocks = None
-            self._memo[key] = blocks
-        blocks = self._memo[key]
-        if blocks is None:
-            return None
+                try:
+                    bs = [(block(m), q)]
+                    if rem and own:
+                        bs.append((block(rem), 1))
+                    elif rem:  # the rest as single coarsened factors (m * m <= n / 4)
+                        bs.append((block(1), rem))
+                except ValueError:
+                    bs = None
+                self._memo[key] = bs
+            if self._memo[key] is None:
+                return None
+            blocks += self._memo[key]
         lq = math.fsum([c * math.log1p(-min(b.q_inf, 1.0)) if b.q_inf < 1 else -math.inf
                         for b, c in blocks] +
                        [c * math.log1p(-min(f.q_inf, 1.0)) if f.q_inf < 1 else -math.inf
@@ -934,70 +949,77 @@ class _Engine:
         kgf = _block_kgf(blocks) if not few else _KGF.of_log_atoms(
             [(b.t, b.log_q, c) for b, c in blocks] +
             [(t, np.log(qq), c) for t, qq, c in (_lattice_atoms(f, H, c) for f, c in few)])
-        return _Level(H, n * lat.off + math.fsum(c * f.off for f, c in few), kgf,
+        return _Level(H, math.fsum([n * lat.off for lat, n in zip(lats, ns, strict=True)]) +
+                      math.fsum(c * f.off for f, c in few), kgf,
                       lambda: [(b.tilted, c) for b, c in blocks] + (
                           list(zip(_tilt_many([f for f, _ in few], lam, H),
                                    [c for _, c in few], strict=True)) if few else []),
                       math.fsum([c * b.shift for b, c in blocks] +
                                 [c * f.shift for f, c in few]),
                       min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + len(few) + 2))),
-                      # (the fine lattice law's, with the few factors': the blocks' shift
+                      # (the fine lattice laws', with the few factors': the blocks' shift
                       # and mass at +inf, which the frame uses with it, are at least the
-                      # fine law's)
-                      fine if not few else
-                      _KGF.of_lattices([(lat, hf, n)] + [(f, H, c) for f, c in few]))
+                      # fine laws')
+                      fines[0] if one else _KGF.of_lattices(
+                          [(lat, hf, n) for lat, n in zip(lats, ns, strict=True)] +
+                          [(f, H, c) for f, c in few]))
 
-    def _block_may_pay(self, order: int, n: int, hf: float, lam: float, log_eta: float,
-                       width: float, wf: float, h: float, i: int = 0, ws: float = 0.0
-                       ) -> bool:
+    def _block_may_pay(self, order: int, ns: list[int], hf: float, lam: float,
+                       log_eta: float, width: float, wfs: list[float], h: float,
+                       longs: list[int], ws: float = 0.0) -> bool:
         """For planning only: False where no block plan qualifies (:meth:`_block_plan`) at
-        the window width of twice the tilted variance of group ``i``'s lattice law 4 times
-        coarser than ``hf`` (an upper estimate of the fine law's: see :meth:`_blocked`),
-        asked only where the fine lattice's window ``wf`` holds 2**17 points or more (its
-        discretisation then costs tens of milliseconds or more); ``ws`` the other groups'
-        windows (:meth:`_block_plan`)."""
-        if (wf / hf) < 1 << 17:  # (a fine lattice that costs little: no estimate)
+        the window widths of twice the tilted variance of each long group's lattice law 4
+        times coarser than ``hf`` (an upper estimate of the fine law's: see
+        :meth:`_blocked`), asked only where a fine lattice's window (``wfs``) holds 2**17
+        points or more (its discretisation then costs tens of milliseconds or more); ``ws``
+        the other groups' windows (:meth:`_block_plan`)."""
+        if all((wf / hf) < 1 << 17 for wf in wfs):  # (fine lattices that cost little)
             return True
         hc = _quantise(4.0 * hf, self.h0, _STEPS_PER_OCTAVE)
         try:
-            lat = self._one_lat(hc, order, lam, i, _FACTOR_CAP)
+            lats = [self._one_lat(hc, order, lam, i, _FACTOR_CAP) for i in longs]
         except ValueError:
             return True
-        coarse = _KGF([(lat, n)], hc)
-        (_,), (_,), (v,) = coarse(np.array([lam]))
-        w = 3.0 * math.sqrt(-2.0 * log_eta * 2.0 * max(v, 0.0)) + wf
-        if ws > 0.0:
-            return self._block_plan(n, width, wf, h, hf, long_width=min(width, w),
-                                    ws=ws) is not None
-        return self._block_plan(n, min(width, w), wf, h, hf) is not None
+        ws_ = []
+        for lat, n, wf in zip(lats, ns, wfs, strict=True):
+            (_,), (_,), (v,) = _KGF([(lat, n)], hc)(np.array([lam]))
+            ws_.append(3.0 * math.sqrt(-2.0 * log_eta * 2.0 * max(v, 0.0)) + wf)
+        if len(longs) > 1 or ws > 0.0:
+            return self._block_plan(ns, width, wfs, h, hf, ws=ws,
+                                    long_widths=[min(width, w) for w in ws_]) is not None
+        return self._block_plan(ns, min(width, ws_[0]), wfs, h, hf) is not None
 
     @staticmethod
-    def _block_plan(n: int, width: float, wf: float, h: float, hf: float,
-                    long_width: float | None = None, ws: float = 0.0
-                    ) -> tuple[int, int, bool] | None:
+    def _block_plan(ns: list[int], width: float, wfs: list[float], h: float, hf: float,
+                    long_widths: list[float] | None = None, ws: float = 0.0
+                    ) -> tuple[int, int, tuple[bool, ...]] | None:
         """Coarsening ``r`` and block size ``m = r**2`` minimising the estimated work, and
-        whether the rest of ``n`` by ``m`` needs a block of its own (else single coarsened
-        factors, whose added spread is at most ``m**2 <= n / 4`` fine steps); None unless
-        at most 0.6 of the work of one level. Work, in points: discretising a factor's
-        window ``wf`` (8 per point, special functions) and the other groups' windows ``ws``
-        (their sum, at the composition's step), and composing (4 per point, the transforms
-        and the profile's sums); the block's window is its tilted spread plus ``wf``, the
-        spread from ``long_width``, the long group's composed window (default ``width``),
-        the composed window is ``width``."""
-        lw = width if long_width is None else long_width
-        one = 8.0 * (wf + ws) / h + 4.0 * width / h
+        per long group (``ns`` factors each) whether the rest of its count by ``m`` needs a
+        block of its own (else single coarsened factors, whose added spread is at most
+        ``m**2 <= n / 4`` fine steps); None unless at most 0.6 of the work of one level.
+        Work, in points: discretising each long group's factor window (``wfs``; 8 per
+        point, special functions) and the other groups' windows ``ws`` (their sum, at the
+        composition's step), and composing (4 per point, the transforms and the profile's
+        sums); a block's window is its tilted spread plus its factor's window, the spread
+        from its group's composed window (``long_widths``, default ``width``), the composed
+        window is ``width``."""
+        lws = [width] * len(ns) if long_widths is None else long_widths
+        wsum = math.fsum(wfs)
+        one = 8.0 * (wsum + ws) / h + 4.0 * width / h
+        least = min(n // 4 for n in ns)
         best = None
         for k in range(1, 16):
             r = 1 << k
             m = r * r
-            if m > n // 4:
+            if m > least:
                 break
-            n1 = min(m * wf, 1.6 * lw * math.sqrt(m / n) + wf) / hf
-            own = n % m > 0 and m * m > n // 4
-            c = 8.0 * (wf + ws / r) / hf + 4.0 * n1 * (2 if own else 1) + \
-                4.0 * width / (r * hf)
+            owns = tuple(n % m > 0 and m * m > n // 4 for n in ns)
+            blocks = math.fsum(
+                4.0 * (min(m * wf, 1.6 * lw * math.sqrt(m / n) + wf) / hf) *
+                (2 if own else 1) for n, wf, lw, own in zip(ns, wfs, lws, owns, strict=True))
+            c = 8.0 * (wsum + ws / r) / hf + blocks + 4.0 * width / (r * hf)
             if best is None or c < best[0]:
-                best = (c, r, m, own)
+                best = (c, r, m, owns)
         if best is None or best[0] > 0.6 * one:
             return None
         return best[1], best[2], best[3]
