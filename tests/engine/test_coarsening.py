@@ -178,14 +178,9 @@ def test_a_power_beside_more_factors_than_few_stays_in_one_level():
     assert not _blocked_taken(h)
 
 
-def test_jump_terms_in_blocks_agree_with_one_level(monkeypatch):
-    """delta at eps = 0.0935 for sigma = 0.6705, p = 2.7e-6, 1.27M steps, set by the split
-    by the number of jumps: its jump term (one jump factor beside the bulk's power) in
-    blocks, against one level. Both sound ends are upper bounds and both lower ends lower
-    bounds, so the brackets overlap; the blocks' sound end is no looser (0.67 s in one
-    level, 0.21 s in blocks)."""
-    cfg, eps = dict(sigma=0.6705, p=2.716e-06, steps=1_274_000), 0.09351
-    built = []
+def _blocked_levels(monkeypatch) -> list[tuple[int, bool]]:
+    """(groups, whether in blocks) of every level an engine plans from now on."""
+    built: list[tuple[int, bool]] = []
     blocked = numeric._Engine._blocked
 
     def spy(self, *args, **kwargs):
@@ -194,11 +189,28 @@ def test_jump_terms_in_blocks_agree_with_one_level(monkeypatch):
         return out
 
     monkeypatch.setattr(numeric._Engine, "_blocked", spy)
-    lo2, hi2 = (float(v) for v in gdp.dpsgd(**cfg).delta_bounds(eps))
-    assert (2, True) in built     # (a jump term's level in blocks)
+    return built
+
+
+def _one_level_beside_others(monkeypatch) -> None:
+    """Engines of several groups compose in one level from now on (as before blocks
+    served them)."""
     long_groups = numeric._Engine._long_groups
     monkeypatch.setattr(numeric._Engine, "_long_groups",
                         lambda self: None if len(self.groups) > 1 else long_groups(self))
+
+
+def test_jump_terms_in_blocks_agree_with_one_level(monkeypatch):
+    """delta at eps = 0.0935 for sigma = 0.6705, p = 2.7e-6, 1.27M steps, set by the split
+    by the number of jumps: its jump term (one jump factor beside the bulk's power) in
+    blocks, against one level. Both sound ends are upper bounds and both lower ends lower
+    bounds, so the brackets overlap; the blocks' sound end is no looser (0.67 s in one
+    level, 0.21 s in blocks)."""
+    cfg, eps = dict(sigma=0.6705, p=2.716e-06, steps=1_274_000), 0.09351
+    built = _blocked_levels(monkeypatch)
+    lo2, hi2 = (float(v) for v in gdp.dpsgd(**cfg).delta_bounds(eps))
+    assert (2, True) in built     # (a jump term's level in blocks)
+    _one_level_beside_others(monkeypatch)
     built.clear()
     lo1, hi1 = (float(v) for v in gdp.dpsgd(**cfg).delta_bounds(eps))
     assert (2, True) not in built
@@ -228,20 +240,10 @@ def test_phases_in_two_levels_agree_with_one_level(monkeypatch):
     """DP-SGD in two phases of 5M steps: both powers in blocks (0.27 s in one level, 0.04 s
     in blocks) against one level: the brackets overlap, the sound ends within 1e-4."""
     phases = [dict(sigma=3.0, p=0.02, steps=5_000_000), dict(sigma=2.0, p=0.01, steps=5_000_000)]
-    built = []
-    blocked = numeric._Engine._blocked
-
-    def spy(self, *args, **kwargs):
-        out = blocked(self, *args, **kwargs)
-        built.append((len(self.groups), out is not None))
-        return out
-
-    monkeypatch.setattr(numeric._Engine, "_blocked", spy)
+    built = _blocked_levels(monkeypatch)
     lo2, hi2 = (float(v) for v in gdp.dpsgd(phases=phases).epsilon_bounds(1e-5))
     assert (2, True) in built
-    long_groups = numeric._Engine._long_groups
-    monkeypatch.setattr(numeric._Engine, "_long_groups",
-                        lambda self: None if len(self.groups) > 1 else long_groups(self))
+    _one_level_beside_others(monkeypatch)
     built.clear()
     lo1, hi1 = (float(v) for v in gdp.dpsgd(phases=phases).epsilon_bounds(1e-5))
     assert (2, True) not in built
