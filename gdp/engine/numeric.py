@@ -155,7 +155,6 @@ _COARSE_DELTA_BELOW = 30.0
 _BLOCK_MIN = 64
 _SHORT_FACTORS = 4
 _LONG_GROUPS = 8
-_NO_CAP = 1 << 62  # (for a window's size alone: max_points still applies)
 
 
 @dataclass(slots=True)
@@ -177,8 +176,12 @@ class _Level:
 
 
 
-def _check_cap(wins: Sequence[tuple[int, int]], cap: int) -> None:
-    """Raise ``ValueError`` where a factor's window ``(ka, kb)`` holds over ``cap`` points."""
+def _check_cap(wins: Sequence[Any], cap: int) -> None:
+    """Raise ``ValueError`` where a factor's window ``(ka, kb)`` holds over ``cap`` points,
+    or with its message where a window is one (:meth:`_Engine._all_windows`)."""
+    for w in wins:
+        if isinstance(w, str):
+            raise ValueError(w)
     widest = max((kb - ka + 1 for ka, kb in wins), default=0)
     if widest > cap:
         raise ValueError(
@@ -537,9 +540,6 @@ class _Engine:
         Raises ``ValueError`` when a factor's window has more than ``cap`` points (default
         ``max_points``)."""
         wins = self._all_windows(h, order, beta)
-        for w in wins:
-            if isinstance(w, str):
-                raise ValueError(w)
         _check_cap(wins, self.acc.max_points if cap is None else min(cap, self.acc.max_points))
         return wins
 
@@ -549,8 +549,6 @@ class _Engine:
         ``cap`` (at most ``max_points``): the long group's lattice of a level in blocks,
         whose other factors are discretised at the coarse step (:meth:`_blocked`)."""
         win = self._all_windows(h, order, beta)[i]
-        if isinstance(win, str):
-            raise ValueError(win)
         _check_cap((win,), min(cap, self.acc.max_points))
         return win
 
@@ -859,9 +857,10 @@ class _Engine:
         # level's at h, at h / 2 below it, measured at sigma = 0.58, p = 1.4e-6, 3.83M steps)
         hf = _quantise(h / (2.0 if short else math.sqrt(2.0)), self.h0, _STEPS_PER_OCTAVE)
         # the few factors' windows (one level discretises them at h, blocks at r hf)
+        cap = self.acc.max_points
         try:
             ws = math.fsum(self.groups[j][1] * (kb - ka + 1) * h for j in short
-                           for ka, kb in (self._window_one(h, order, lam, j, _NO_CAP),))
+                           for ka, kb in (self._window_one(h, order, lam, j, cap),))
         except ValueError:
             return None
         wins = self._memo.get(("w", h, order, lam))
@@ -907,14 +906,12 @@ class _Engine:
         r, m, owns = plan_b
         H = r * hf
         try:
-            few = [(self._one_lat(H, order, lam, j, self.acc.max_points), self.groups[j][1])
-                   for j in short]
+            few = [(self._one_lat(H, order, lam, j, cap), self.groups[j][1]) for j in short]
         except ValueError:
             return None
         qs = [divmod(n, m) for n in ns]
         log_eta_b = log_eta + math.log(1e-4) - math.log(math.fsum(q + 1.0 for q, _ in qs))
         self.plan_kgf(order)
-        cap = self.acc.max_points
         pr = _EXTENDED if extended else _DOUBLE
         blocks: list[tuple[Any, int]] = []
         for i, lat, n, (q, rem), own in zip(longs, lats, ns, qs, owns, strict=True):
@@ -1064,6 +1061,8 @@ class _Engine:
             width = min(bd.B - bd.A, 4.0 * math.sqrt(-2.0 * log_eta * max(vp, 0.0)))
             lv = self._blocked(order, hs, lam, log_eta, width, extended)
         blocked = lv is not None
+        if blocked:
+            self._memo[("in-blocks", order, h, lam)] = True  # (_in_blocks)
         if lv is None:
             lv = self._level(side, order, hs, lam)
         hs, off, kl = lv.h, lv.off, lv.kgf
@@ -2172,9 +2171,9 @@ class _Engine:
 
     def _in_blocks(self, order: int, h: float, lam: float) -> bool:
         """Whether a sound frame of step ``h`` and tilt ``lam`` was composed in two levels
-        (:meth:`_blocked`: its level's step is not ``h``)."""
-        return any(k[0] == "span" and k[1:5] == ("pess", order, h, lam) and val[0].h != h
-                   for k, val in self._memo.items() if type(k) is tuple and len(k) == 8)
+        (:meth:`_blocked`; any window, precision or wide cells, as :meth:`_frame_span`
+        records)."""
+        return ("in-blocks", order, h, lam) in self._memo
 
     def _bulk_unresolved(self, order: int, h: float, lam: float) -> bool:
         """Whether a power of one factor is discretised at step ``h`` (tilt ``lam``) with
