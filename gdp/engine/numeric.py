@@ -142,6 +142,9 @@ _EXTRA_POINTS = 1 << 21
 # 110 MB at 10^7 steps, measured); one asked again after it went is built again (a
 # bracket asks one split on both sides)
 _SPLITS_KEPT = 2
+# the most times a question's budget lowers a factor's truncation by 1e-4 below a tilted
+# frame's own (:meth:`_Engine._depths`)
+_DEEPER_MAX = 8
 # a rarely sampled factor's sound lattice: cells this many steps wide where the kink of the
 # profile cannot reach them (:meth:`_Engine._coarse_above`), their error at most this share
 # of δ
@@ -215,6 +218,10 @@ class _Engine:
         # cells (:meth:`_coarse_class`; None: none), part of every sound lattice's, level's
         # and frame's key
         self._top: float | None = None
+        # the Q-mass the factors' truncation may charge to +inf for the question being
+        # answered (:meth:`_budget_for`, :meth:`_delta_budget`), in an engine that is not
+        # tight (:meth:`_depths`); +inf: none
+        self._budget = math.inf
         # the splits by the number of jumps asked last, with their parts' engines
         # (_jump_parts)
         self._splits: OrderedDict[Any, Any] = OrderedDict()
@@ -277,15 +284,112 @@ class _Engine:
         """Tail mass truncated above each factor (charged to +inf): ``tol`` for the
         untilted frame (curves); in a frame of tilt ``beta`` at most 1e-4 of the δ the
         frame answers (about exp(K - beta K'), the moment bound at its centre) over the
-        factors, so the charge stays a 1e-4 relative part of the answer."""
+        factors, so the charge stays a 1e-4 relative part of the answer (each factor's
+        share of it, deeper where an ε question asks it: :meth:`_factor_tol`)."""
         if beta <= 0:
             return self.tol
-        K, K1, _ = self.plan_kgf(order)(np.array([beta]))
-        lam = beta
-        ld = float(K[0]) - lam * float(K1[0]) + _c(lam)[0]
-        ld = min(ld, 0.0)
-        tol = 1e-4 * math.exp(ld) / max(self.ntot, 1)
+        tol = 1e-4 * math.exp(self._centre_log_delta(order, beta)) / max(self.ntot, 1)
         return min(max(tol, self.tol), 1e-12 / max(self.ntot, 1))
+
+    def _centre_log_delta(self, order: int, beta: float) -> float:
+        r"""The log of the planning law's moment bound on δ at the centre of its tilt
+        ``beta``, :math:`K - \beta K' + c(\beta)`, at most 0 (remembered)."""
+        key = ("centre-ld", order, beta)
+        if key not in self._memo:
+            K, K1, _ = self.plan_kgf(order)(np.array([beta]))
+            self._memo[key] = min(float(K[0]) - beta * float(K1[0]) + _c(beta)[0], 0.0)
+        return self._memo[key]
+
+    def _factor_tol(self, order: int, beta: float, i: int) -> float:
+        """The tail mass truncated above factor ``i`` at tilt ``beta``: its share of
+        :meth:`_upper_tol` (:meth:`_share`), times 1e-4 to the power of its
+        :meth:`_depths`, not below its share of the engine's ``tol``."""
+        tol = self._upper_tol(order, beta) * self._share(i)
+        d = self._depths(order, beta)[i]
+        return max(tol * 1e-4 ** d, self.tol * self._share(i)) if d else tol
+
+    def _depths(self, order: int, beta: float) -> tuple[int, ...]:
+        r"""For each factor, how many times (at most ``_DEEPER_MAX``) its truncation
+        (:meth:`_factor_tol`) is lowered by 1e-4 for the ε question being answered: until
+        the Q-mass its group's windows charge to +inf, taken at their upper quantiles (a
+        window's last lattice point lies at or beyond its quantile, so it charges no
+        more), is within the group's equal share of the question's :attr:`_budget`. All
+        0 in a tight engine and without a question. Remembered.
+
+        The moment bound at a frame's centre, which sets :meth:`_upper_tol`, can lie far
+        above the δ the frame is asked about: where the tilt is the saddle-point tilt at a
+        Gaussian estimate of the answer (:meth:`plan`), and for rare events, whose moment
+        bound exceeds δ by up to :math:`e^{28}`. The charge was then a floor of δ above
+        the δ asked: a run of 10⁷ steps at σ = 0.6, p = 1e-6 beside G_0.5 charged
+        3.2e-15, all of it from G's upper tail, so ε was infinite at δ = 3e-15 (3.849 with
+        G's window deeper). Only the factors over their share go deeper: that run's
+        windows all deeper widened its frame from a loss of 7.8 to 29 at its tilt of 9.5,
+        and ε at δ = 1e-15 came out 0.12% above the lower end (a coarser step)."""
+        n = len(self.groups)
+        if self.tight or not (beta > 0 and math.isfinite(self._budget)):
+            return (0,) * n
+        key = ("depths", order, beta, self._budget)
+        if key not in self._memo:
+            share = self._budget / n
+            out = []
+            for i, fa in enumerate(self.factors(order)):
+                tol, floor, d = self._upper_tol(order, beta) * self._share(i), \
+                    self.tol * self._share(i), 0
+                while d < _DEEPER_MAX and tol > floor:
+                    qh = self._window_quantiles(fa.pess, tol)[1]
+                    if _composed_q_inf([(_charged_beyond(fa.pess, qh) - fa.pess.q_inf,
+                                         fa.n)]) <= share:
+                        break
+                    tol, d = max(1e-4 * tol, floor), d + 1
+                out.append(d)
+            self._memo[key] = tuple(out)
+        return self._memo[key]
+
+    def _budget_for(self, order: int, kind: str, x: float) -> float:
+        r""":attr:`_budget` for a question: for ε at δ = ``x`` in an engine that is not
+        tight, :math:`0.1\,\mathrm{rtol}\,\delta\min(1, \lambda\varepsilon)` (λ the
+        planned tilt, ε the planning law's estimate): a charge c moves the sound δ by at
+        most c, so ε by about :math:`c / (\delta\lambda)` where δ falls as
+        :math:`e^{-\lambda\varepsilon}`, a tenth of ``rtol`` of ε (the rule of
+        :meth:`_small_truncation`, at ``rtol``); +inf for δ questions and elsewhere.
+        Remembered."""
+        if self.tight or kind != "eps" or not 0.0 < x < 1.0:
+            return math.inf
+        key = ("budget", order, x)
+        if key not in self._memo:
+            t = self._question_tilt(order, "eps", x)
+            out = math.inf
+            if t is not None and math.isfinite(t[4]):
+                out = 0.1 * self.acc.rtol * x * min(1.0, t[0] * max(t[4], 0.0))
+            self._memo[key] = out
+        return self._memo[key]
+
+    def _delta_budget(self, order: int, eps: float) -> float:
+        r""":attr:`_budget` for the δ question at ``eps`` in an engine that is not tight,
+        both sides: where the Q-mass c the factors' truncation charges to +inf at the
+        step the sound answer d ended at (:meth:`_truncated`) is over a tenth of ``rtol``
+        of the rest, :math:`0.1\,\mathrm{rtol}\,(d - c)`, for the question asked again
+        (:meth:`_answer`, which keeps the lower of the two sound answers); +inf
+        elsewhere. The run of :meth:`_depths` beside G_0.5 had δ at ε = 4.2 in
+        [1.0e-17, 3.2e-15], all of the sound end the charge. Remembered (the first answer
+        too)."""
+        if self.tight:
+            return math.inf
+        key = ("delta-budget", order, eps)
+        if key not in self._memo:
+            self._memo[key] = math.inf  # (the first answer's own)
+            pk = self._plan_key(order, "delta", eps)
+            out = math.inf
+            if pk[0] != "trivial":
+                d = float(self._answer("pess", order, "delta", np.array([eps]))[0])
+                self._memo[("delta-first", order, eps)] = d
+                h, lam = pk
+                c = self._truncated(order, self._memo.get(("delta-step", order, h, lam, eps),
+                                                          h), lam)
+                if 0.0 < d < 1.0 and c > 0.1 * self.acc.rtol * (d - c):
+                    out = 0.1 * self.acc.rtol * max(d - c, 0.0)
+            self._memo[key] = out
+        return self._memo[key]
 
     def _coarse_class(self, order: int, kind: str, x: float) -> float | None:
         r"""The loss above which a rarely sampled factor's sound lattices take cells
@@ -552,22 +656,25 @@ class _Engine:
         _check_cap((win,), min(cap, self.acc.max_points))
         return win
 
+    def _windows_key(self, h: float, order: int, beta: float) -> tuple:
+        """The memo key of :meth:`_all_windows` (the truncation is part of it)."""
+        return ("w", h, order, beta, self._upper_tol(order, beta), self._depths(order, beta))
+
     def _all_windows(self, h: float, order: int, beta: float) -> tuple[Any, ...]:
         """The windows of :meth:`_windows`, unchecked against a cap; a factor's is the
         message of the error where its window before the tilted cut holds over
         ``max_points`` (remembered)."""
-        mkey = ("w", h, order, beta)
+        mkey = self._windows_key(h, order, beta)
         if mkey not in self._memo:
             out: list[Any] = []
             cuts = self._tilted_lower(order, beta) if beta > 0 else None
-            tol = self._upper_tol(order, beta)
             for i, fa in enumerate(self.factors(order)):
                 off = self._off(fa.pess, h)
                 # (the other side uses the same windows: what it drops outside only
                 # lowers it)
                 try:
                     ka, kb = _window_of(
-                        self._window_quantiles(fa.pess, tol * self._share(i)), h,
+                        self._window_quantiles(fa.pess, self._factor_tol(order, beta, i)), h,
                         self.acc.max_points, off)
                 except ValueError as err:
                     out.append(str(err))
@@ -863,7 +970,7 @@ class _Engine:
                            for ka, kb in (self._window_one(h, order, lam, j, cap),))
         except ValueError:
             return None
-        wins = self._memo.get(("w", h, order, lam))
+        wins = self._memo.get(self._windows_key(h, order, lam))
         if wins and one and not isinstance(wins[0], str):
             # (the factor's window at step h, known, spans the same quantiles as at hf to
             # within a few steps; each cost of the plan less 0.6 of one level's is concave
@@ -916,7 +1023,7 @@ class _Engine:
         blocks: list[tuple[Any, int]] = []
         for i, lat, n, (q, rem), own in zip(longs, lats, ns, qs, owns, strict=True):
             # the Q-mass above a block's window goes to +inf: the factors' share of it
-            log_tol = math.log(self._upper_tol(order, lam) * self._share(i) * n / (q + 1.0))
+            log_tol = math.log(self._factor_tol(order, lam, i) * n / (q + 1.0))
             key = ("block", order, hf, r, m, lam, log_eta_b, log_tol, extended, self._top, i)
             if key not in self._memo:
                 t1, q1, _ = self._plans[order][1][i]
@@ -1031,16 +1138,28 @@ class _Engine:
         finally:
             self._top = was
 
-    def _cls(self, side: str) -> float | None:
-        """The part of a frame's key that the question's wide cells set (:attr:`_top`, on
-        the sound side only)."""
-        return self._top if side == "pess" else None
+    @contextlib.contextmanager
+    def _at_budget(self, budget: float) -> Iterator[None]:
+        """:attr:`_budget` set to ``budget`` for a while."""
+        was, self._budget = self._budget, budget
+        try:
+            yield
+        finally:
+            self._budget = was
+
+    def _cls(self, side: str, order: int, lam: float
+             ) -> tuple[float | None, float, tuple[int, ...]]:
+        """The part of a frame's key that the question sets: its wide cells (:attr:`_top`,
+        on the sound side only) and the factors' truncation at the tilt ``lam``
+        (:meth:`_upper_tol`, :meth:`_depths`)."""
+        return (self._top if side == "pess" else None, self._upper_tol(order, lam),
+                self._depths(order, lam))
 
     def _frame_span(self, side: str, order: int, h: float, lam: float, log_eta: float,
                     extended: bool) -> tuple:
         """What :meth:`frame` composes on: ``(level, window, KA, KB, N, reach_hi,
         reach_lo)`` (remembered: a frame's extent is read without composing it)."""
-        key = ("span", side, order, h, lam, log_eta, extended, self._cls(side))
+        key = ("span", side, order, h, lam, log_eta, extended, self._cls(side, order, lam))
         if key in self._memo:
             return self._memo[key]
         hs = h
@@ -1062,7 +1181,8 @@ class _Engine:
             lv = self._blocked(order, hs, lam, log_eta, width, extended)
         blocked = lv is not None
         if blocked:
-            self._memo[("in-blocks", order, h, lam)] = True  # (_in_blocks)
+            # (_in_blocks)
+            self._memo[("in-blocks", order, h, lam, self._depths(order, lam))] = True
         if lv is None:
             lv = self._level(side, order, hs, lam)
         hs, off, kl = lv.h, lv.off, lv.kgf
@@ -1111,7 +1231,7 @@ class _Engine:
         r"""The frame of step ``h`` and tilt ``lam`` on one side, its window holding all but
         :math:`e^{\log\eta}` of the tilted mass at each end, its transforms in double or
         (``extended``) in the platform's long double."""
-        key = (side, order, h, lam, log_eta, extended, self._cls(side))
+        key = (side, order, h, lam, log_eta, extended, self._cls(side, order, lam))
         if key in self._frames:
             return self._frames[key]
         lv, bd, KA, KB, N, reach_hi, reach_lo = self._frame_span(*key[:6])
@@ -1263,7 +1383,7 @@ class _Engine:
         :math:`+\infty` beyond the law's own), composed, rounded up: each factor's tail
         cell beyond its window's last point, as :func:`~gdp.engine.lattice._disc_pess`
         charges it, without discretising the window (inf where the windows fail)."""
-        key = ("truncated", order, h, beta)
+        key = ("truncated", order, h, beta, self._depths(order, beta))
         if key not in self._memo:
             try:
                 wins = self._windows(h, order, beta, cap=_FACTOR_CAP)
@@ -1374,18 +1494,24 @@ class _Engine:
         out = np.empty(flat.shape)
         groups: dict[Any, list[int]] = {}
         for i, v in enumerate(flat.tolist()):
+            budget = self._delta_budget(order, v) if kind == "delta" and plan is None \
+                else self._budget_for(order, kind, v)
+            if side == "pess" and kind == "delta" and plan is None and \
+                    not math.isfinite(budget) and ("delta-first", order, v) in self._memo:
+                out[i] = self._memo[("delta-first", order, v)]  # (it stands)
+                continue
             if plan is None:
                 pk = self._plan_key(order, kind, v)
                 groups.setdefault((pk, None if pk[0] == "trivial" else
-                                   self._coarse_class(order, kind, v)), []).append(i)
+                                   self._coarse_class(order, kind, v), budget), []).append(i)
             else:
-                groups.setdefault((plan, None), []).append(i)
-        for (key, top), idx in groups.items():
+                groups.setdefault((plan, None, budget), []).append(i)
+        for (key, top, budget), idx in groups.items():
             ii = np.array(idx)
             if key[0] == "trivial":
                 out[ii] = self._trivial(side, order, kind, flat[ii])
                 continue
-            with self._at_top(top):
+            with self._at_top(top), self._at_budget(budget):
                 v = self._answer_group(side, order, kind, flat[ii], key, plan)
                 if top is not None and kind == "delta" and side == "pess":
                     # (where the wide cells' error bound, _COARSE_SHARE of the δ they took,
@@ -1402,6 +1528,11 @@ class _Engine:
                             if vj > 0 else None
                         v[j] = _best(side, v[j], float(self._answer_group(
                             side, order, kind, np.array([xj]), key, plan)[0]))
+                if math.isfinite(budget) and kind == "delta" and side == "pess":
+                    # (the answer with the truncation its own budget asked for, and the
+                    # first, both bounds)
+                    v = np.minimum(v, [self._memo[("delta-first", order, xj)]
+                                       for xj in flat[ii].tolist()])
                 out[ii] = v
         return out.reshape(x.shape)
 
@@ -1669,7 +1800,7 @@ class _Engine:
                 xs = x - fr.shift
                 out = (xs < fr.s[0]) | (xs > fr.s[-1])
                 lv = self._sound.get((side, order, h, lam, _LOG_ETA, first_ext,
-                                      self._cls(side)))
+                                      self._cls(side, order, lam)))
                 if lv is not None and np.any(out):
                     v[out] = np.minimum(v[out], _best_chernoff(lv, x[out]))
             # (value by value, so that an answer does not depend on the others asked with it)
@@ -1791,7 +1922,7 @@ class _Engine:
         ``lam`` holds 2**17 points or more (the frame then costs a tenth of a second or
         more, most of it in its blocks), the sound frame of 8 times the step, about an
         eighth of the points and of the cost; else None."""
-        wins = self._memo.get(("w", h, order, lam))
+        wins = self._memo.get(self._windows_key(h, order, lam))
         if not wins or max(kb - ka + 1 for ka, kb in wins) < 1 << 17:
             return None
         hp = self._align(_quantise(8.0 * h, self.h0, _STEPS_PER_OCTAVE))
@@ -2173,7 +2304,7 @@ class _Engine:
         """Whether a sound frame of step ``h`` and tilt ``lam`` was composed in two levels
         (:meth:`_blocked`; any window, precision or wide cells, as :meth:`_frame_span`
         records)."""
-        return ("in-blocks", order, h, lam) in self._memo
+        return ("in-blocks", order, h, lam, self._depths(order, lam)) in self._memo
 
     def _bulk_unresolved(self, order: int, h: float, lam: float) -> bool:
         """Whether a power of one factor is discretised at step ``h`` (tilt ``lam``) with
@@ -2311,7 +2442,8 @@ class _Engine:
             elif kind == "delta" and math.isinf(v):
                 p = None
             else:
-                p = self.plan(order, kind, v)
+                with self._at_budget(self._budget_for(order, kind, v)):  # (its windows)
+                    p = self.plan(order, kind, v)
             self._memo[key] = ("trivial",) if p is None else p
         return self._memo[key]
 

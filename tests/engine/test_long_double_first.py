@@ -23,7 +23,7 @@ def _spy_frames(monkeypatch) -> list[tuple]:
 
     def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False):
         key = (side, order, h, lam, log_eta, extended)
-        if key + (self._cls(side),) not in self._frames:
+        if key + (self._cls(side, order, lam),) not in self._frames:
             built.append(key)
         return frame(self, side, order, h, lam, log_eta, extended)
 
