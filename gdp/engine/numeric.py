@@ -366,27 +366,28 @@ class _Engine:
 
     def _delta_budget(self, order: int, eps: float) -> float:
         r""":attr:`_budget` for the δ question at ``eps`` in an engine that is not tight,
-        both sides: where the Q-mass c the factors' truncation charges to +inf at the
-        step the sound answer d ended at (:meth:`_truncated`) is over a tenth of ``rtol``
-        of the rest, :math:`0.1\,\mathrm{rtol}\,(d - c)`, for the question asked again
-        (:meth:`_answer`, which keeps the lower of the two sound answers); +inf
-        elsewhere. The run of :meth:`_depths` beside G_0.5 had δ at ε = 4.2 in
-        [1.0e-17, 3.2e-15], all of the sound end the charge. Remembered (the first answer
+        both sides: where the Q-mass c the factors' truncation charges to +inf in the
+        planned frame is over a tenth of the rest of that frame's sound answer d,
+        :math:`0.1\,\mathrm{rtol}\,(d - c)`; +inf elsewhere (:meth:`_answer` keeps the
+        lower of d and the answer so found, both bounds). The run of :meth:`_depths`
+        beside G_0.5 had δ at ε = 4.2 in [1.0e-17, 3.2e-15], all of the sound end the
+        charge, and at ε = 3.769 a charge of 41% of the rest. Below a tenth the deeper
+        windows, wider, rarely paid: on 40 seeded rare-jump δ questions a budget at a
+        tenth of ``rtol`` of the rest went deeper for 13, bettered 2 (by 28% and from
+        2.3e-19 to 3.0e-27, the charge most of δ) and cost 1.1 s more. Remembered (d
         too)."""
         if self.tight:
             return math.inf
         key = ("delta-budget", order, eps)
         if key not in self._memo:
-            self._memo[key] = math.inf  # (the first answer's own)
             pk = self._plan_key(order, "delta", eps)
             out = math.inf
             if pk[0] != "trivial":
-                d = float(self._answer("pess", order, "delta", np.array([eps]))[0])
+                # (the planned frame's, not refined: the truncation is that of every step)
+                d = float(self._answer("pess", order, "delta", np.array([eps]), plan=pk)[0])
                 self._memo[("delta-first", order, eps)] = d
-                h, lam = pk
-                c = self._truncated(order, self._memo.get(("delta-step", order, h, lam, eps),
-                                                          h), lam)
-                if 0.0 < d < 1.0 and c > 0.1 * self.acc.rtol * (d - c):
+                c = self._truncated(order, *pk)
+                if 0.0 < d < 1.0 and c > 0.1 * (d - c):
                     out = 0.1 * self.acc.rtol * max(d - c, 0.0)
             self._memo[key] = out
         return self._memo[key]
@@ -1496,10 +1497,6 @@ class _Engine:
         for i, v in enumerate(flat.tolist()):
             budget = self._delta_budget(order, v) if kind == "delta" and plan is None \
                 else self._budget_for(order, kind, v)
-            if side == "pess" and kind == "delta" and plan is None and \
-                    not math.isfinite(budget) and ("delta-first", order, v) in self._memo:
-                out[i] = self._memo[("delta-first", order, v)]  # (it stands)
-                continue
             if plan is None:
                 pk = self._plan_key(order, kind, v)
                 groups.setdefault((pk, None if pk[0] == "trivial" else
@@ -1529,10 +1526,18 @@ class _Engine:
                         v[j] = _best(side, v[j], float(self._answer_group(
                             side, order, kind, np.array([xj]), key, plan)[0]))
                 if math.isfinite(budget) and kind == "delta" and side == "pess":
-                    # (the answer with the truncation its own budget asked for, and the
-                    # first, both bounds)
-                    v = np.minimum(v, [self._memo[("delta-first", order, xj)]
-                                       for xj in flat[ii].tolist()])
+                    # (the answer with the truncation its budget asked for, and the planned
+                    # frame's first, both bounds; where the first is no worse, the deeper
+                    # windows cost more than the charge they saved (a rarely sampled
+                    # power's twin, σ = 0.923, p = 3.1e-6, 1.98M steps, ε = 0.0741:
+                    # 4.6e-16 against 6.9e-17, the charge 3.3e-19), and the answer refined
+                    # without them too)
+                    for j, xj in enumerate(flat[ii].tolist()):
+                        first = self._memo[("delta-first", order, xj)]
+                        if v[j] >= first:
+                            with self._at_budget(math.inf):
+                                v[j] = min(first, float(self._answer_group(
+                                    side, order, kind, np.array([xj]), key, plan)[0]))
                 out[ii] = v
         return out.reshape(x.shape)
 
@@ -2238,14 +2243,19 @@ class _Engine:
         ε would move, the slope read off the planned frame; it stops where a finer step's
         answer is no better, or its frame would exceed ``_NARROW_POINTS`` (``_DELTA_POINTS``
         while the error estimated is over ten times that tolerance); not where the
-        planned frame was composed in two levels (:meth:`_blocked`), whose finer frames cost
-        far more per point (σ = 0.4, p = 1e-6, 10⁷ steps, ε = 1: 1.2 s for 1.3% of δ). The
-        finer frames stay in double (where their round-off dominates, a finer step gains
-        nothing and the refinement stops: at σ = 0.612, p = 3.6e-6, 1.63M steps, ε = 0.593
-        the frames in long double took 1.4 s for no gain). The other side answers at the
-        step the sound side ended at. Each answer is a bound on its side; a heuristic for
-        accuracy only."""
-        if not self._bulk_unresolved(order, h, lam) or self._in_blocks(order, h, lam):
+        planned frame of a power of one factor was composed in two levels
+        (:meth:`_blocked`), whose finer frames cost far more per point (σ = 0.4, p = 1e-6,
+        10⁷ steps, ε = 1: 1.2 s for 1.3% of δ; its split by the number of jumps refines
+        it), but for a long power beside a few other factors, which has nothing else
+        (σ = 0.6, p = 1e-6, 10⁷ steps beside G_0.5, ε = 3.769: 1.13e-14 at the planned step,
+        1.003e-14 after three halvings, 1.5 s). The finer frames stay in double (where
+        their round-off dominates, a finer step gains nothing and the refinement stops: at
+        σ = 0.612, p = 3.6e-6, 1.63M steps, ε = 0.593 the frames in long double took 1.4 s
+        for no gain). The other side answers at the step the sound side ended at (beside
+        other factors, where its one-level frame holds at most ``_NARROW_POINTS``). Each
+        answer is a bound on its side; a heuristic for accuracy only."""
+        if not self._bulk_unresolved(order, h, lam) or \
+                len(self.groups) == 1 and self._in_blocks(order, h, lam):
             return v
         v = v.copy()
         for j, xj in enumerate(x.tolist()):
@@ -2256,6 +2266,14 @@ class _Engine:
                 hs = self._memo.get(key, h)
                 if hs < h:
                     try:
+                        size = max((f.s.size for f in self._frames_at(side, order, h, lam)),
+                                   default=0)
+                        if len(self.groups) > 1 and size * h / hs > _NARROW_POINTS:
+                            # (beside other factors the sound frames were in blocks, this
+                            # side's are in one level, its lattices balanced: 4.2M points,
+                            # 6 s, for a bracket of δ 0.39% wide instead of 0.69%,
+                            # σ = 0.6, p = 1e-6, 10⁷ steps with G_0.5, ε = 2)
+                            continue
                         w = float(self._in_frames(side, order, hs, lam, "delta",
                                                   np.array([xj]), extended=False)[0])
                         v[j] = max(v[j], w)
@@ -2307,14 +2325,26 @@ class _Engine:
         return ("in-blocks", order, h, lam, self._depths(order, lam)) in self._memo
 
     def _bulk_unresolved(self, order: int, h: float, lam: float) -> bool:
-        """Whether a power of one factor is discretised at step ``h`` (tilt ``lam``) with
-        half its Q-mass or more on four lattice points: a rarely sampled step, whose bulk
-        the step does not resolve."""
-        if len(self.groups) != 1 or self.groups[0][1] < 2:
-            return False
-        key = ("unresolved", order, h, lam)
+        """Whether a power of one factor, or the long group of a level in blocks beside a
+        few other factors (:meth:`_long_groups`), is discretised at step ``h`` (tilt
+        ``lam``) with half its Q-mass or more on four lattice points: a rarely sampled
+        step, whose bulk the step does not resolve."""
+        if len(self.groups) == 1:
+            if self.groups[0][1] < 2:
+                return False
+        else:
+            longs = self._long_groups()
+            if not longs or len(longs) != 1:
+                return False
+        key = ("unresolved", order, h, lam, self._depths(order, lam))
         if key not in self._memo:
-            q = self.lats("pess", h, order, lam)[0][0].q
+            if len(self.groups) == 1:
+                q = self.lats("pess", h, order, lam)[0][0].q
+            else:
+                try:
+                    q = self._one_lat(h, order, lam, longs[0], _FACTOR_CAP).q
+                except ValueError:
+                    q = np.zeros(1)
             tot = float(np.add.reduce(q))
             top = float(np.add.reduce(q[_four_heaviest(q)])) if q.size > 4 else tot
             self._memo[key] = tot > 0.0 and top >= 0.5 * tot
