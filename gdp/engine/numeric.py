@@ -314,7 +314,10 @@ class _Engine:
         the Q-mass its group's windows charge to +inf, taken at their upper quantiles (a
         window's last lattice point lies at or beyond its quantile, so it charges no
         more), is within the group's equal share of the question's :attr:`_budget`. All
-        0 in a tight engine and without a question. Remembered.
+        0 in a tight engine, without a question, and in lists of over 16 groups (the
+        search costs one charge per factor and question, 0.1 s at 1,000 factors, and their
+        plans, a moment bound over many comparable factors, keep the centre near δ).
+        Remembered.
 
         The moment bound at a frame's centre, which sets :meth:`_upper_tol`, can lie far
         above the δ the frame is asked about: where the tilt is the saddle-point tilt at a
@@ -326,7 +329,7 @@ class _Engine:
         windows all deeper widened its frame from a loss of 7.8 to 29 at its tilt of 9.5,
         and ε at δ = 1e-15 came out 0.12% above the lower end (a coarser step)."""
         n = len(self.groups)
-        if self.tight or not (beta > 0 and math.isfinite(self._budget)):
+        if self.tight or n > 16 or not (beta > 0 and math.isfinite(self._budget)):
             return (0,) * n
         key = ("depths", order, beta, self._budget)
         if key not in self._memo:
@@ -353,7 +356,7 @@ class _Engine:
         :math:`e^{-\lambda\varepsilon}`, a tenth of ``rtol`` of ε (the rule of
         :meth:`_small_truncation`, at ``rtol``); +inf for δ questions and elsewhere.
         Remembered."""
-        if self.tight or kind != "eps" or not 0.0 < x < 1.0:
+        if self.tight or len(self.groups) > 16 or kind != "eps" or not 0.0 < x < 1.0:
             return math.inf
         key = ("budget", order, x)
         if key not in self._memo:
@@ -376,7 +379,7 @@ class _Engine:
         tenth of ``rtol`` of the rest went deeper for 13, bettered 2 (by 28% and from
         2.3e-19 to 3.0e-27, the charge most of δ) and cost 1.1 s more. Remembered (d
         too)."""
-        if self.tight:
+        if self.tight or len(self.groups) > 16:  # (no depths there: :meth:`_depths`)
             return math.inf
         key = ("delta-budget", order, eps)
         if key not in self._memo:
