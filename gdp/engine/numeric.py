@@ -310,7 +310,7 @@ class _Engine:
 
     def _depths(self, order: int, beta: float) -> tuple[int, ...]:
         r"""For each factor, how many times (at most ``_DEEPER_MAX``) its truncation
-        (:meth:`_factor_tol`) is lowered by 1e-4 for the ε question being answered: until
+        (:meth:`_factor_tol`) is lowered by 1e-4 for the question being answered: until
         the Q-mass its group's windows charge to +inf, taken at their upper quantiles (a
         window's last lattice point lies at or beyond its quantile, so it charges no
         more), is within the group's equal share of the question's :attr:`_budget`. All
@@ -386,8 +386,11 @@ class _Engine:
             pk = self._plan_key(order, "delta", eps)
             out = math.inf
             if pk[0] != "trivial":
-                # (the planned frame's, not refined: the truncation is that of every step)
-                d = float(self._answer("pess", order, "delta", np.array([eps]), plan=pk)[0])
+                # (the planned frame's, not refined: the truncation is that of every step;
+                # with the question's wide cells, as the answer's own first frame)
+                with self._at_top(self._coarse_class(order, "delta", eps)):
+                    d = float(self._answer_group("pess", order, "delta", np.array([eps]),
+                                                 pk, pk)[0])
                 self._memo[("delta-first", order, eps)] = d
                 c = self._truncated(order, *pk)
                 if 0.0 < d < 1.0 and c > 0.1 * (d - c):
