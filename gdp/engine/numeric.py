@@ -126,6 +126,12 @@ _JUMPS_BELOW = 1e-6
 # 1.2M steps, ε = 0.036, its bracket's ends from 8.6 times apart to 0.8%; no answer of the
 # box's 200 moved, at no measurable cost)
 _JUMPS_DELTA_BELOW = 1e-6
+# both, for a power beside other factors (_Engine._split_group), whose split costs more (its
+# parts compose the other factors too): a run of 10⁷ steps at σ = 0.6, p = 1e-6 with a
+# Laplace release (μ = 0.3), ε at 1e-9 0.06% tighter for 5 s more, at 1e-12 1.1% (0.7093 →
+# 0.7016) for 1.3 s, at 1e-15 0.8%; σ = 0.8, p = 3e-6, 10⁶ steps: 0, 0.28% and 17% (0.4843
+# → 0.4008; the release alone adds at most 0.3 to the run's 0.111)
+_JUMPS_BESIDE_BELOW = 1e-11
 # the sound δ at an ε below which the split is not tried (100 times below the smallest δ of
 # the box users ask about: on the seeded scans, most of the split's cost in δ questions went
 # to answers of 1e-25 to 1e-31)
@@ -1596,10 +1602,13 @@ class _Engine:
         with its two parts' profiles ``(bulk, jump term)``, each a function giving δ on a
         side at a list of ε, all in the frames planned for the first, optionally at a
         multiple of their step (each part an engine of its own, :meth:`deltas_in_plan`);
-        None where the split does not apply (also where the step is not rarely sampled,
-        :meth:`_rarely_sampled`)."""
-        fa = self._factors[1][0]
-        if not (len(self.groups) == 1 and fa.pess is fa.opt and self._rarely_sampled(fa.pess)):
+        None where the split does not apply (:meth:`_split_group`). The other factors
+        beside the power join both parts: the composition's law is the mixture over the
+        number of jumps k of the k-jump laws each composed with them, and its profile,
+        linear in the law, the same mixture of theirs (the terms of two jumps or more
+        bounded by their mass alone, as for the power alone)."""
+        i = self._split_group()
+        if i is None:
             return None
         key = (target, below)
         if key in self._splits:
@@ -1607,12 +1616,14 @@ class _Engine:
             return self._splits[key]
         if ("no-split",) + key in self._memo:
             return None
+        fa = self._factors[1][i]
         sp = jump_split(fa.pess, fa.n, target, below)
         if sp is None:
             self._memo[("no-split",) + key] = True
             return None
-        bulk = _Engine([(sp.bulk, sp.n)], self.acc)
-        jump = _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1)], self.acc)
+        others = [g for j, g in enumerate(self.groups) if j != i]
+        bulk = _Engine([(sp.bulk, sp.n), *others], self.acc)
+        jump = _Engine([(sp.jump, 1), (sp.bulk, sp.n - 1), *others], self.acc)
 
         def profile(engine: _Engine) -> Callable[..., np.ndarray]:
             def at(side: str, eps: Sequence[float], scale: float = 1.0) -> np.ndarray:
@@ -1625,6 +1636,35 @@ class _Engine:
         if len(self._splits) > _SPLITS_KEPT:  # (the least recently asked goes)
             self._splits.popitem(last=False)
         return out
+
+    def _split_group(self) -> int | None:
+        """The group the split by the number of jumps serves (:meth:`_jump_parts`): a
+        power of one rarely sampled factor (:meth:`_rarely_sampled`), alone or beside at
+        most ``_SHORT_FACTORS - 1`` other factors (its jump term, with the jump factor,
+        then composes in blocks, :meth:`_blocked`); None elsewhere. Remembered."""
+        key = ("split-group",)
+        if key not in self._memo:
+            out = None
+            for i, (fa, (_, n)) in enumerate(zip(self._factors[1], self.groups,
+                                                  strict=True)):
+                if n >= 2 and self.ntot - n <= _SHORT_FACTORS - 1 and \
+                        fa.pess is fa.opt and self._rarely_sampled(fa.pess):
+                    out = i
+                    break
+            if len(self.groups) == 1 and out is None:
+                fa = self._factors[1][0]
+                if fa.pess is fa.opt and self._rarely_sampled(fa.pess):
+                    out = 0  # (jump_split refuses a power of one)
+            self._memo[key] = out
+        return self._memo[key]
+
+    def _jumps_below(self, kind: str) -> float:
+        """The δ below which the split is tried for ε (``kind='eps'``, the δ asked) or δ
+        (the sound δ found): ``_JUMPS_BELOW``, ``_JUMPS_DELTA_BELOW`` for a power alone,
+        ``_JUMPS_BESIDE_BELOW`` beside other factors."""
+        if len(self.groups) > 1:
+            return _JUMPS_BESIDE_BELOW
+        return _JUMPS_BELOW if kind == "eps" else _JUMPS_DELTA_BELOW
 
     def jump_eps(self, side: str, delta: float, ordinary: float) -> float:
         """Order 1's ε at ``delta`` on one side: the better of ``ordinary`` (this engine's
@@ -1642,7 +1682,7 @@ class _Engine:
             self.jump_eps("pess", delta, float(self._sound_eps(1, np.array([delta]))[0]))
         sound = ordinary if side == "pess" else \
             float(self._sound_eps(1, np.array([delta]))[0])
-        parts = self._jump_parts(delta, sound) if delta < _JUMPS_BELOW and (
+        parts = self._jump_parts(delta, sound) if delta < self._jumps_below("eps") and (
             side == "pess" or self._memo.get(("jumps-gained", delta), False)) else None
         if parts is not None:
             sp, profiles = parts
@@ -1670,7 +1710,7 @@ class _Engine:
         far below the split's; with the split's bracket 0.103% wide, over ``rtol``, it was
         asked again, 5.8 s); None elsewhere (the caller takes the better of the ordinary
         lower end and :meth:`jump_eps`'s)."""
-        if not delta < _JUMPS_BELOW:
+        if not delta < self._jumps_below("eps"):
             return None
         if ("jumps", "pess", delta) not in self._memo:
             self.jump_eps("pess", delta, float(self._sound_eps(1, np.array([delta]))[0]))
@@ -1691,7 +1731,8 @@ class _Engine:
         key = ("jumps-d", side, eps)
         if key in self._memo:
             return self._memo[key]
-        if not ordinary < _JUMPS_DELTA_BELOW:  # (the sound answer is at least the lower end)
+        # (the sound answer is at least the lower end)
+        if not ordinary < self._jumps_below("delta"):
             return ordinary
         if side == "opt" and ("jumps-d", "pess", eps) not in self._memo:
             self.jump_delta("pess", eps, float(self.answer("pess", 1, "delta",
@@ -1704,7 +1745,7 @@ class _Engine:
         # planned step did not better the ordinary answer: 2e5 steps, ε = 0.0198, 1.049e-12
         # there against 1.037e-12, and 9.91e-13 refined)
         best, best_v = None, math.nan
-        while targets and _JUMPS_FLOOR <= targets[0] < _JUMPS_DELTA_BELOW:
+        while targets and _JUMPS_FLOOR <= targets[0] < self._jumps_below("delta"):
             target = targets.pop(0)
             parts = self._jump_parts(target, eps)
             if parts is None:
@@ -2805,7 +2846,8 @@ def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
                 a[sel], b[sel] = _both_orders(eng, side, kind, flat[sel])
         return a, b
     a = np.empty(flat.shape)
-    split = (flat < _JUMPS_BELOW) if kind == "eps" and len(e.groups) == 1 else \
+    splits = e._split_group() is not None
+    split = (flat < e._jumps_below("eps")) if kind == "eps" and splits else \
         np.zeros(flat.shape, dtype=bool)
     done = np.zeros(flat.shape, dtype=bool)
     if side == "opt":
@@ -2815,10 +2857,10 @@ def _both_orders(e: _Engine, side: str, kind: str, x: np.ndarray
                 a[i], done[i] = v, True
     if not done.all():
         a[~done] = e.answer(side, 1, kind, flat[~done])
-    if kind == "eps" and len(e.groups) == 1:
+    if kind == "eps" and splits:
         for i in np.flatnonzero(split & ~done).tolist():
             a[i] = e.jump_eps(side, float(flat[i]), float(a[i]))
-    elif len(e.groups) == 1:
+    elif splits:
         for i in range(flat.size):
             a[i] = e.jump_delta(side, float(flat[i]), float(a[i]))
     moment = e.moment_eps if kind == "eps" else e.moment_delta

@@ -362,6 +362,22 @@ def test_a_rarely_sampled_run_beside_a_gaussian_at_tiny_delta():
     assert 0.0 < lo <= hi <= 1.1 * lo
 
 
+def test_a_rarely_sampled_run_beside_a_laplace_release_is_split_by_its_jumps():
+    """The split by the number of jumps serves a power beside a few other factors (both
+    parts compose them too): a run of 10⁵ steps at σ = 1, p = 1e-5 with a Laplace release
+    (pure 0.3-DP) at δ = 1e-15 had the bracket [0.3318, 0.3570], 7% wide, its sound end
+    0.357. Checked in both directions against bounds that need no engine: composing never
+    lowers ε (the run's and the release's own ε), and a pure ε₀-DP release adds at most
+    ε₀ (basic composition)."""
+    run = gdp.dpsgd(sigma=1.0, p=1e-5, steps=100_000)
+    lap = gdp.laplace(0.3)
+    run_lo, run_hi = run.epsilon_bounds(1e-15)
+    lo, hi = gdp.compose_two_orders(run, lap).epsilon_bounds(1e-15)
+    assert lo <= hi <= lo * 1.001
+    assert max(run_lo, float(lap.epsilon(1e-15))) <= hi
+    assert lo <= run_hi + 0.3
+
+
 def test_two_runs_composed_per_order_are_the_longer_run():
     run = gdp.dpsgd(sigma=1.0, p=0.01, steps=1000)
     both = gdp.compose_two_orders(run, run)
