@@ -164,6 +164,10 @@ _COARSE_DELTA_BELOW = 30.0
 _BLOCK_MIN = 64
 _SHORT_FACTORS = 4
 _LONG_GROUPS = 8
+# the most groups of a short list: its twin, bulk searches, truncation budgets and
+# narrowed lower ends pay (in long mixed lists their per-factor work costs more than they
+# gain)
+_FEW_GROUPS = 16
 
 
 @dataclass(slots=True)
@@ -245,7 +249,7 @@ class _Engine:
         # (tight only where a factor's window can end lower, :meth:`_window_quantiles`: a
         # rarely sampled step among a few groups; elsewhere the twin would be this engine
         # again)
-        self.tight = tight and len(self.groups) <= 16 and any(
+        self.tight = tight and len(self.groups) <= _FEW_GROUPS and any(
             self._rarely_sampled(fa.pess) for fa in self._factors[1])
 
     def _rarely_sampled(self, law: Law) -> bool:
@@ -320,10 +324,7 @@ class _Engine:
         the Q-mass its group's windows charge to +inf, taken at their upper quantiles (a
         window's last lattice point lies at or beyond its quantile, so it charges no
         more), is within the group's equal share of the question's :attr:`_budget`. All
-        0 in a tight engine, without a question, and in lists of over 16 groups (the
-        search costs one charge per factor and question, 0.1 s at 1,000 factors, and their
-        plans, a moment bound over many comparable factors, keep the centre near δ).
-        Remembered.
+        0 without a question's budget (:meth:`_takes_budget`). Remembered.
 
         The moment bound at a frame's centre, which sets :meth:`_upper_tol`, can lie far
         above the δ the frame is asked about: where the tilt is the saddle-point tilt at a
@@ -335,7 +336,7 @@ class _Engine:
         windows all deeper widened its frame from a loss of 7.8 to 29 at its tilt of 9.5,
         and ε at δ = 1e-15 came out 0.12% above the lower end (a coarser step)."""
         n = len(self.groups)
-        if self.tight or n > 16 or not (beta > 0 and math.isfinite(self._budget)):
+        if not (beta > 0 and math.isfinite(self._budget)):
             return (0,) * n
         key = ("depths", order, beta, self._budget)
         if key not in self._memo:
@@ -354,6 +355,14 @@ class _Engine:
             self._memo[key] = tuple(out)
         return self._memo[key]
 
+    def _takes_budget(self) -> bool:
+        """Whether this engine's questions set a :attr:`_budget`: not in a tight engine
+        (:meth:`_routed` checks its truncation against the δ asked), nor in lists of over
+        ``_FEW_GROUPS`` groups (the search of :meth:`_depths` costs one charge per factor
+        and question, 0.1 s at 1,000 factors, and their plans, a moment bound over many
+        comparable factors, keep the frame's centre near δ)."""
+        return not self.tight and len(self.groups) <= _FEW_GROUPS
+
     def _budget_for(self, order: int, kind: str, x: float) -> float:
         r""":attr:`_budget` for a question: for ε at δ = ``x`` in an engine that is not
         tight, :math:`0.1\,\mathrm{rtol}\,\delta\min(1, \lambda\varepsilon)` (λ the
@@ -362,7 +371,7 @@ class _Engine:
         :math:`e^{-\lambda\varepsilon}`, a tenth of ``rtol`` of ε (the rule of
         :meth:`_small_truncation`, at ``rtol``); +inf for δ questions and elsewhere.
         Remembered."""
-        if self.tight or len(self.groups) > 16 or kind != "eps" or not 0.0 < x < 1.0:
+        if not self._takes_budget() or kind != "eps" or not 0.0 < x < 1.0:
             return math.inf
         key = ("budget", order, x)
         if key not in self._memo:
@@ -385,7 +394,7 @@ class _Engine:
         tenth of ``rtol`` of the rest went deeper for 13, bettered 2 (by 28% and from
         2.3e-19 to 3.0e-27, the charge most of δ) and cost 1.1 s more. Remembered (d
         too)."""
-        if self.tight or len(self.groups) > 16:  # (no depths there: :meth:`_depths`)
+        if not self._takes_budget():
             return math.inf
         key = ("delta-budget", order, eps)
         if key not in self._memo:
@@ -525,7 +534,7 @@ class _Engine:
         side's pile): in powers and short lists, where a bulk rounded a step down on the
         other side repeats; in long lists of distinct factors the search costs more than it
         gains."""
-        return len(self.groups) <= 16
+        return len(self.groups) <= _FEW_GROUPS
 
     def _pile(self, law: Law, h: float) -> float | None:
         """The other side's pile region's top for ``law`` at step ``h``
@@ -671,7 +680,7 @@ class _Engine:
 
     def _windows_key(self, h: float, order: int, beta: float) -> tuple:
         """The memo key of :meth:`_all_windows` (the truncation is part of it)."""
-        return ("w", h, order, beta, self._upper_tol(order, beta), self._depths(order, beta))
+        return ("w", h, order, beta, self._depths(order, beta))
 
     def _all_windows(self, h: float, order: int, beta: float) -> tuple[Any, ...]:
         """The windows of :meth:`_windows`, unchecked against a cap; a factor's is the
@@ -1161,12 +1170,11 @@ class _Engine:
             self._budget = was
 
     def _cls(self, side: str, order: int, lam: float
-             ) -> tuple[float | None, float, tuple[int, ...]]:
+             ) -> tuple[float | None, tuple[int, ...]]:
         """The part of a frame's key that the question sets: its wide cells (:attr:`_top`,
-        on the sound side only) and the factors' truncation at the tilt ``lam``
-        (:meth:`_upper_tol`, :meth:`_depths`)."""
-        return (self._top if side == "pess" else None, self._upper_tol(order, lam),
-                self._depths(order, lam))
+        on the sound side only) and how much deeper than the tilt ``lam``'s own the
+        factors' truncation goes (:meth:`_depths`)."""
+        return (self._top if side == "pess" else None, self._depths(order, lam))
 
     def _frame_span(self, side: str, order: int, h: float, lam: float, log_eta: float,
                     extended: bool) -> tuple:
@@ -1176,7 +1184,7 @@ class _Engine:
         if key in self._memo:
             return self._memo[key]
         hs = h
-        if side == "opt" and len(self.groups) <= 16 and \
+        if side == "opt" and len(self.groups) <= _FEW_GROUPS and \
                 any(lat.atomic for lat, _ in self.lats("opt", h, order, lam)):
             # atoms off the lattice make the bound first order there: a finer lattice
             hs = _quantise(h / 4.0, self.h0, _STEPS_PER_OCTAVE) if self.gap == 0 else \
@@ -1645,16 +1653,13 @@ class _Engine:
         key = ("split-group",)
         if key not in self._memo:
             out = None
+            alone = len(self.groups) == 1  # (jump_split refuses a power of one)
             for i, (fa, (_, n)) in enumerate(zip(self._factors[1], self.groups,
                                                   strict=True)):
-                if n >= 2 and self.ntot - n <= _SHORT_FACTORS - 1 and \
+                if (alone or n >= 2 and self.ntot - n <= _SHORT_FACTORS - 1) and \
                         fa.pess is fa.opt and self._rarely_sampled(fa.pess):
                     out = i
                     break
-            if len(self.groups) == 1 and out is None:
-                fa = self._factors[1][0]
-                if fa.pess is fa.opt and self._rarely_sampled(fa.pess):
-                    out = 0  # (jump_split refuses a power of one)
             self._memo[key] = out
         return self._memo[key]
 
@@ -2577,7 +2582,7 @@ class _Engine:
         if key in self._memo:
             return self._memo[key]
         out = None
-        if len(self.groups) <= 16 and self.acc.grid_step is None:
+        if len(self.groups) <= _FEW_GROUPS and self.acc.grid_step is None:
             lats, shift, q_infs = [], 0.0, []
             for fa in self.factors(order):
                 ql, qh, pl, ph = self._quantiles(fa.pess, 1e-30)
@@ -2906,10 +2911,9 @@ class _OtherOfTwoOrders:
         a, b = _both_orders(e, "opt", "eps", delta)
         out = np.maximum(a, b)
         flat = delta.reshape(-1)
-        wide = np.flatnonzero(out >= 0)
-        if wide.size and len(e.groups) <= 16:
-            hi = self.sound.epsilon(flat[wide])
-            for i, top in zip(wide.tolist(), hi.tolist(), strict=True):
+        if len(e.groups) <= _FEW_GROUPS:
+            hi = self.sound.epsilon(flat)
+            for i, top in enumerate(hi.tolist()):
                 if out[i] < (1.0 - 4e-3) * top:
                     order = 1 if a[i] >= b[i] else -1
                     out[i] = max(out[i], e.narrow(order, float(flat[i]), float(out[i]), top))
