@@ -482,9 +482,17 @@ class _SymHullLaw(Law):
         self.p_ninf = lp.q_inf
 
     def cells(self, edges):
+        # each half's cells clipped at 0: a cell on the other side of 0 is empty in it, its
+        # masses exactly 0, and so are their errors (the half's own bounds for such a cell,
+        # e.g. the inverse law's 5.6e-16 for [0, 0], became an error of e^t 5.6e-16 in the
+        # excess above t: 1e-9 at t = 14.4, charged to +inf, a floor on δ for one step at
+        # p = 1e-6 beside G_0.5)
         e = np.asarray(edges, dtype=float)
         P1, Q1, ep1, eq1 = self.lp.cells(np.maximum(e, 0.0))
         P2, Q2, ep2, eq2 = self.inv.cells(np.minimum(e, 0.0))
+        upper, lower = e[:-1] >= 0.0, e[1:] <= 0.0  # (cells wholly above / below 0)
+        P1, Q1, ep1, eq1 = (np.where(lower, 0.0, v) for v in (P1, Q1, ep1, eq1))
+        P2, Q2, ep2, eq2 = (np.where(upper, 0.0, v) for v in (P2, Q2, ep2, eq2))
         return P1 + P2, Q1 + Q2, ep1 + ep2, eq1 + eq2
 
     def atoms(self):

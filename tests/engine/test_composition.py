@@ -378,6 +378,31 @@ def test_a_rarely_sampled_run_beside_a_laplace_release_is_split_by_its_jumps():
     assert lo <= run_hi + 0.3
 
 
+def test_one_rarely_sampled_step_beside_a_gaussian_against_dp_accounting():
+    """One DP-SGD step (σ = 0.4, p = 1e-6; its symmetric hull's law) beside G_0.5: the
+    hull's cells carried error bounds of 5.6e-16 for their empty half (the other side of
+    0), which the excess above t multiplied by e^t and charged to +inf: ε was inf at every
+    δ ≤ 1e-9. Against dp-accounting's PLDs: the sound end never below their optimistic
+    value, the lower end never above their pessimistic one."""
+    from dp_accounting.pld import privacy_loss_distribution as pldm
+
+    def dpa(pessimistic: bool, delta: float) -> float:
+        kw = dict(value_discretization_interval=1e-4, pessimistic_estimate=pessimistic)
+        if not pessimistic:
+            kw["use_connect_dots"] = False
+        step = pldm.from_gaussian_mechanism(standard_deviation=0.4, sampling_prob=1e-6, **kw)
+        g = pldm.from_gaussian_mechanism(standard_deviation=2.0, **kw)
+        return step.compose(g).get_epsilon_for_delta(delta)
+
+    h = gdp.compose_two_orders(gdp.dpsgd(sigma=0.4, p=1e-6, steps=1), gdp.G_mu(0.5))
+    for delta in (1e-9, 1e-12):
+        lo, hi = h.epsilon_bounds(delta)
+        assert hi <= lo * 1.001
+        assert hi >= dpa(False, delta)
+        assert lo <= dpa(True, delta)
+    assert math.isfinite(h.epsilon(1e-15))
+
+
 def test_two_runs_composed_per_order_are_the_longer_run():
     run = gdp.dpsgd(sigma=1.0, p=0.01, steps=1000)
     both = gdp.compose_two_orders(run, run)
