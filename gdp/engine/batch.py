@@ -25,6 +25,7 @@ from .lattice import (
     _atom_split,
     _end_points,
     _Lat,
+    _lower_rest,
     _moved_down,
     _shift_of,
     _snap_atoms,
@@ -110,8 +111,8 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     xn = np.maximum(X[last], 0.0)
     q_inf = np.array([law.q_inf for law in laws]) + xn + EX[last] + EQ[last]
     e0 = np.exp(np.minimum(-t[start], 700.0))
-    p_ninf = np.array([law.p_ninf for law in laws]) + (np.maximum(-X[first], 0.0) + EX[first]) \
-        * e0
+    p_ninf = np.array([law.p_ninf for law in laws]) + _lower_rest(
+        t[start], P[first], EP[first], X[first], EX[first])
     # cells with no finite error bound charged in full on the points they feed
     charged = mid & bad
     eabs = np.zeros(tot)

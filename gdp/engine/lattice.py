@@ -200,6 +200,21 @@ def _end_points(Q0: Any, EQ0: Any, Qn: Any, EQn: Any, Xn: Any, EXn: Any) -> tupl
     return low, high
 
 
+def _lower_rest(t0: Any, P0: Any, EP0: Any, X0: Any, EX0: Any) -> Any:
+    r"""An upper bound on the P-mass the lower tail sends to :math:`-\infty` once its Q-mass
+    went to the lowest point :math:`t_0` (with P-mass :math:`e^{-t_0}Q_0` there): the rest
+    :math:`P_0 - e^{-t_0}Q_0 = e^{-t_0}(-X_0) \le e^{-t_0}((-X_0)^+ + E_{X_0})`, or the whole
+    :math:`P_0 + E_{P_0}` where :math:`e^{-t_0}` is out of range (:math:`|t_0| > 700`: its
+    product overflows, or underflows against an infinite excess) or the product is not
+    finite (scalars, or arrays of several factors)."""
+    with np.errstate(all="ignore"):
+        e0 = np.exp(np.clip(-t0, -700.0, 700.0))
+        rest = (np.maximum(-X0, 0.0) + EX0) * e0
+    whole = P0 + EP0
+    ok = (np.abs(t0) <= 700.0) & np.isfinite(rest)
+    return np.where(ok, np.minimum(rest, whole), whole)
+
+
 # cells per piece of :func:`_excess` (its two dozen temporaries of this many doubles stay in
 # the processor's cache)
 _PIECE = 16_384
@@ -286,9 +301,9 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
     charged_i: list[np.ndarray] = []
     charged_m: list[np.ndarray] = []
     first = last = None
-    for i0, (_, Q, _, EQ, X, EX) in _excess_pieces(law, edges, refs):
+    for i0, (P, Q, EP, EQ, X, EX) in _excess_pieces(law, edges, refs):
         if i0 == 0:
-            first = (Q[0], EQ[0], X[0], EX[0])
+            first = (Q[0], EQ[0], X[0], EX[0], P[0], EP[0])
         if i0 + Q.size == g + 1:
             last = (Q[-1], EQ[-1], X[-1], EX[-1])
         c0, c1 = max(i0, 1), min(i0 + Q.size, g)  # (the piece's interior cells)
@@ -316,7 +331,7 @@ def _disc_pess(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
     q_inf = _tail_charge(law, last[2], last[3], last[1])
     with np.errstate(over="ignore"):
         e0 = math.exp(min(-t[0], 700.0))
-    p_ninf = law.p_ninf + max(-first[2], 0.0) * e0 + first[3] * e0
+    p_ninf = law.p_ninf + float(_lower_rest(t[0], first[4], first[5], first[2], first[3]))
     eabs = np.zeros(n)
     if charged_i:
         i = np.concatenate(charged_i)  # (cells i + 1, between points i and i + 1 of t)

@@ -177,18 +177,7 @@ def _gauss_tail(a: np.ndarray, overwrite: bool = False, ratios: np.ndarray | Non
     special.erfcx(out, out=out)
     if ratios is not None:
         ratios[...] = out
-    bh = b * _SPLIT
-    bl = bh - b
-    bh -= bl
-    np.subtract(b, bh, out=bl)
-    e = bh * bh
-    p = np.multiply(b, b, out=b)
-    e -= p
-    bh *= 2.0
-    bh *= bl
-    e += bh
-    bl *= bl
-    e += bl                                 # a^2 - p, exactly
+    p, e = _exact_square(b, overwrite=True)
     out *= 0.5
     p *= -0.5
     with np.errstate(under="ignore"):
@@ -198,6 +187,40 @@ def _gauss_tail(a: np.ndarray, overwrite: bool = False, ratios: np.ndarray | Non
     out *= e
     out[small] = head
     return out
+
+
+def _exact_square(b: np.ndarray, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(p, e)`` with :math:`b^2 = p + e` exactly, ``p`` the rounded square (Dekker's
+    product; no overflow for ``|b| < 1e150``); ``overwrite``: ``p`` is written into ``b``."""
+    bh = b * _SPLIT
+    bl = bh - b
+    bh -= bl
+    np.subtract(b, bh, out=bl)
+    e = bh * bh
+    p = np.multiply(b, b, out=b if overwrite else None)
+    e -= p
+    bh *= 2.0
+    bh *= bl
+    e += bh
+    bl *= bl
+    e += bl
+    return p, e
+
+
+def _log_gauss_tail(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r""":math:`\log\Phi(-a) = L - p/2 - e/2` for ``a >= 1`` as its parts ``(L, p, e)``:
+    :math:`L = \log(\tfrac12\operatorname{erfcx}(a/\sqrt2))`, within :math:`8u + u|L|`
+    (``erfcx`` within 6.2u as charged by :func:`_gauss_tail`, the halving exact, ``log``
+    within u of its value), and :math:`a^2 = p + e` exactly (:func:`_exact_square`). The
+    large part :math:`p/2` is exact and left to the caller, who subtracts it from a
+    number of its size without rounding more than the difference (the excess of a
+    Gaussian cell: :meth:`GaussianLaw.excess`). ``a = inf``: ``(-inf, inf, 0)``."""
+    fin = np.isfinite(a)
+    b = np.where(fin, a, 1.0)
+    with np.errstate(divide="ignore"):
+        L = np.where(fin, np.log(0.5 * special.erfcx(b * _SQRT1_2)), -np.inf)
+    p, e = _exact_square(b)
+    return L, np.where(fin, p, np.inf), np.where(fin, e, 0.0)
 
 
 def _norm_cells(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -411,11 +434,77 @@ class GaussianLaw(_MuLaw):
         eq += 2 * EPS * np.abs(Q)
         return P, np.maximum(Q, 0.0, out=Q), ep, eq
 
+    def excess(self, edges, refs):
+        r""":meth:`Law.excess`, and where a cell's P-mass is below the normal range
+        (beyond 37.5 deviations: subnormal, or 0) while its Q-mass is not, the excess from
+        logarithms (:func:`_far_excess`): there :math:`e^{r}P` is of the order of Q for a
+        reference r in the cell, which the subtraction of the rounded P cannot see (a
+        loss of 5,000, :math:`G_{100}`, gave X = Q, and the other side's lattice dropped
+        every cell)."""
+        P, Q, EP, EQ = self.cells(edges)
+        X, EX = _excess_from(P, Q, EP, EQ, refs)
+        m = self.mu
+        with np.errstate(all="ignore"):
+            zp = (edges + 0.5 * m * m) / m  # (the P-positions of :meth:`cells`)
+        far = np.flatnonzero((P < _TINY) & (Q > 0.0) & (zp[:-1] >= 1.0))
+        if far.size:
+            r = np.broadcast_to(np.asarray(refs, dtype=float), Q.shape)[far]
+            X[far], EX[far] = _far_excess(zp[far], zp[far + 1], r, Q[far], EQ[far])
+        return P, Q, EP, EQ, X, EX
+
     def quantiles(self, tol):
         z = -float(special.ndtri(tol))
         m = self.mu
         return 0.5 * m * m - z * m, 0.5 * m * m + z * m, -0.5 * m * m - z * m, \
             -0.5 * m * m + z * m
+
+
+_TINY = float(np.finfo(float).tiny)
+
+
+def _far_excess(za: np.ndarray, zb: np.ndarray, r: np.ndarray, Q: np.ndarray,
+                EQ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The excess :math:`X = Q - e^{r}P` of Gaussian cells whose P-mass
+    :math:`P = \Phi(-z_a) - \Phi(-z_b)` (P-positions :math:`1 \le z_a < z_b \le \infty`)
+    is out of the doubles' normal range, and its error bound.
+
+    :math:`\log(e^{r}P) = S + M` with :math:`S = r + \log\Phi(-z_a) = (r - p_a/2) - e_a/2
+    + L_a` (:func:`_log_gauss_tail`; r and :math:`p_a/2` are of one size, their difference
+    rounded once) and :math:`M = \log(1 - e^{D})`, :math:`D = (p_a - p_b)/2 + (e_a - e_b)/2
+    + L_b - L_a`. Error bounds, u the unit roundoff (``EPS`` = 2u): S within
+    :math:`2\,\mathrm{EPS}(|r - p_a/2| + |S| + |L_a| + 4)` (three roundings of at most
+    u of their values, :math:`L_a` within 8u + u|L_a|, doubled); D within
+    :math:`2\,\mathrm{EPS}(|p_a - p_b| + |L_a| + |L_b| + |D| + 8)`; M moves by at most
+    :math:`\epsilon_D e^{D'}/(1 - e^{D'})`, :math:`D' = D + \epsilon_D` (the slope's
+    largest value on the interval), plus the roundings of ``exp`` and ``log1p``. Then
+    :math:`X = -Q\,\mathrm{expm1}(S + M - \log Q)`, whose error is Q's own
+    (``EQ``), :math:`e^{S+M}(e^{\epsilon} - 1)` for the exponent's error ε (with the
+    roundings of ``log Q`` and of the difference) and 4 EPS of X (``expm1`` and the
+    product). A cell where :math:`D' \ge 0` (its two tails equal within the error) keeps
+    an excess of Q with Q as its error: all it can be."""
+    La, pa, ea = _log_gauss_tail(za)
+    Lb, pb, eb = _log_gauss_tail(zb)
+    with np.errstate(all="ignore"):
+        d0 = r - 0.5 * pa
+        S = d0 - 0.5 * ea + La
+        eS = 2 * EPS * (np.abs(d0) + np.abs(S) + np.abs(La) + 4.0)
+        top = np.isinf(zb)
+        dp = pa - pb
+        D = np.where(top, -np.inf, 0.5 * dp + 0.5 * (ea - eb) + (Lb - La))
+        eD = np.where(top, 0.0, 2 * EPS * (np.abs(dp) + np.abs(La) + np.abs(Lb) + np.abs(D)
+                                           + 8.0))
+        D1 = D + eD
+        ok = D1 < 0.0
+        M = np.log1p(-np.exp(D))
+        eM = np.where(top, 0.0, (eD + EPS) * np.exp(D1) / -np.expm1(D1)) + EPS * np.abs(M)
+        rp = S + M
+        lq = np.log(Q)
+        y = rp - lq
+        err = eS + eM + EPS * (np.abs(rp) + np.abs(lq) + np.abs(y))
+        X = -Q * np.expm1(y)
+        EX = EQ + np.exp(rp) * np.expm1(err) * (1.0 + 4 * EPS) + 4 * EPS * np.abs(X)
+    good = ok & np.isfinite(X) & np.isfinite(EX)
+    return np.where(good, X, Q), np.where(good, EX, Q + EQ)
 
 
 class LaplaceLaw(_MuLaw):

@@ -58,3 +58,38 @@ def test_gaussian_cells_lie_within_their_bounds(exact_normal_cell):
         z0, z1 = mpmath.mpf(float(zp[0])), mpmath.mpf(float(zp[1]))
         assert abs(exact_normal_cell(z0, z1) - P_[0]) <= EP[0]
         assert abs(exact_normal_cell(z0 - m, z1 - m) - Q_[0]) <= EQ[0]
+
+
+@pytest.mark.parametrize("mu", [1.7, 40.0, 100.0, 316.2])
+def test_gaussian_excess_where_the_p_mass_underflows(exact_normal_cell, mu):
+    # losses of μ²/2 ± 20μ: beyond 37.5 deviations of P its cells' masses are subnormal or
+    # 0, while e^t P is of the order of Q; the excess comes from logarithms there
+    # (_far_excess). Before, X = Q with a bound of Q's error: the other side's lattice of
+    # G_100 dropped every cell (a composition's lower end at 0). (μ = 1.7: the far P-tail
+    # where Q is still a double)
+    law = law_of(gdp.G_mu(mu))
+    m = mpmath.mpf(mu)
+    rng = np.random.default_rng(20261129)
+    far = 0
+    for trial in range(120):
+        zq = float(rng.uniform(-20.0, 20.0)) if mu > 2 else float(rng.uniform(35.9, 38.3))
+        a = mu * zq + 0.5 * mu * mu
+        w = mu * 10.0 ** float(rng.uniform(-7, -1))
+        edges = np.array([a, a + w] if trial % 5 else [a, np.inf])
+        ref = np.array([a + float(rng.uniform(0.0, 1.0)) * min(w, 1.0)])
+        zp = (edges + 0.5 * mu * mu) / mu
+        z0 = mpmath.mpf(float(zp[0]))
+        z1 = mpmath.inf if np.isinf(zp[1]) else mpmath.mpf(float(zp[1]))
+        P = exact_normal_cell(z0, z1)
+        Q = exact_normal_cell(z0 - m, z1 - m)
+        X = Q - mpmath.exp(mpmath.mpf(float(ref[0]))) * P
+        for narrow in (False, True):
+            with narrow_cells() if narrow else np.errstate():
+                P_, Q_, EP, EQ, X_, EX = law.excess(edges, ref)
+            assert abs(X - X_[0]) <= EX[0]
+            if P_[0] < 2.3e-308 and Q_[0] > 1e-300:
+                far += 1
+                # the bound is of the order of the roundings (u over the cell's width in
+                # deviations, as a difference of two tails), not of Q
+                assert EX[0] <= 1e-6 * Q_[0]
+    assert far > (100 if mu > 2 else 20)

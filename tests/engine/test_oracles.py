@@ -6,6 +6,8 @@
   curve known only by float values cannot certify anything: a value near 1 is known only
   to within some ulps of 1, which the sound side must count as mass at +inf (ε = inf there
   is the honest answer, not an error).
+* A strong Gaussian (losses of thousands) beside a Laplace release against one-dimensional
+  quadrature of the Gaussian's closed-form profile over the release's loss law, in 30 digits.
 * DP-SGD answers are bit-identical whatever the BLAS/OpenMP thread count and import order.
 """
 
@@ -15,6 +17,7 @@ import os
 import subprocess
 import sys
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -64,6 +67,35 @@ def _run(threads: str, first: str) -> str:
     out = subprocess.run([sys.executable, "-c", _SNIPPET.format(first=first)], env=env,
                          capture_output=True, text=True, timeout=300, check=True)
     return out.stdout
+
+
+def _gaussian_beside_laplace(eps: float, mu: float, b: float) -> mpmath.mpf:
+    """δ(ε) of G_mu ⊗ Laplace(b) in 30 digits: the mean over the release's Q-law of losses
+    (atoms e^-b/2 at -b and 1/2 at b, density e^((l-b)/2)/4 between) of the Gaussian's
+    profile Φ(-x/μ + μ/2) - e^x Φ(-x/μ - μ/2) at ε - l (DRS Cor. 2.13; any real x)."""
+    with mpmath.workdps(30):
+        m, b_, e = mpmath.mpf(mu), mpmath.mpf(b), mpmath.mpf(eps)
+
+        def dg(x):
+            return mpmath.ncdf(-x / m + m / 2) - mpmath.exp(x) * mpmath.ncdf(-x / m - m / 2)
+
+        atoms = mpmath.exp(-b_) / 2 * dg(e + b_) + dg(e - b_) / 2
+        return atoms + mpmath.quad(lambda u: mpmath.exp((u - b_) / 2) / 4 * dg(e - u),
+                                   [-b_, 0, b_])
+
+
+@pytest.mark.parametrize(("mu", "b"), [(30.0, 3.0), (100.0, 0.3), (316.2, 1.0)])
+@pytest.mark.parametrize("delta", [1e-6, 1e-15])
+def test_strong_gaussian_beside_laplace_against_quadrature(mu, b, delta):
+    # losses of μ²/2 = 450 to 50,000: the P-masses of the Gaussian's cells underflow where
+    # e^t P is of the order of Q; before, the other side's lattice lost every cell and the
+    # lower end was 0 (μ ≥ 100), the sound end up to 0.2 above the truth
+    h = gdp.compose(gdp.G_mu(mu), gdp.laplace(b))
+    lo, hi = h.epsilon_bounds(delta)
+    assert _gaussian_beside_laplace(hi, mu, b) <= delta <= _gaussian_beside_laplace(lo, mu, b)
+    assert hi - lo <= 1e-3 * hi
+    d_lo, d_hi = h.delta_bounds(hi)
+    assert d_lo <= _gaussian_beside_laplace(hi, mu, b) <= d_hi
 
 
 def test_answers_are_bit_identical_across_threads_and_import_orders():
