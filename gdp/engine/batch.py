@@ -27,6 +27,7 @@ from .lattice import (
     _Lat,
     _lower_rest,
     _moved_down,
+    _proportional_part,
     _shift_of,
     _snap_atoms,
     _split_bounds,
@@ -236,35 +237,28 @@ def _disc_opt_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     valid[inner[:-1]] = True                            # the merged atoms (cell 0 dropped)
     q, x = np.nan_to_num(Q[valid]), np.nan_to_num(X[valid])
     eq, ex = np.nan_to_num(EQ[valid]), np.nan_to_num(EX[valid])
+    _proportional_part(q, x, eq, ex)
     qe = np.zeros(tot)
     on_shift = np.zeros(F)
     atomic = np.zeros(F, dtype=bool)
     for i, u, _pa, qa, n, s0, ti in _factor_atoms(laws, t, ns, start):
         k, ua, qk, on = _snap_atoms(u, qa, float(ti[0]), h, n)
         atomic[i] = bool((~on).any())
+        qk = qk * (1.0 - 8 * EPS)
         np.add.at(qe, s0 + k[on], qk[on])
-        np.add.at(eq, s0 + k[on], 4 * EPS * qk[on])
         on_shift[i] = 4e-12 * (1.0 + float(np.max(np.abs(u))))
         k, ua, qk = k[~on], ua[~on], qk[~on]
         with np.errstate(all="ignore"):
             xa = -qk * np.expm1(ti[k] - ua)
         np.add.at(q, s0 + k, qk)
         np.add.at(x, s0 + k, xa)
-        np.add.at(eq, s0 + k, 4 * EPS * qk)
         np.add.at(ex, s0 + k, 4 * EPS * (qk + np.abs(xa)))
     seg = (start[fid], (start + ns - 1)[fid], fid, start)
     qf, r_atom = _sweep(t, q, x, ex, qe, seg)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rq = np.where(q + qe > 0, eq / (q + qe), 0.0)
-    first = loc == 0
-    last = loc == ns[fid] - 1
-    rqn = rq + np.where(first, 0.0, np.concatenate([[0.0], rq[:-1]])) + \
-        np.where(last, 0.0, np.concatenate([rq[1:], [0.0]]))
     r = r_atom + 16 * EPS
     charged = (r > 1e-12) & (qf < 1e-25) | ~np.isfinite(r)
     qf = _moved_down(qf, r, charged, h, start[fid])
     rmax = np.maximum.reduceat(np.where(charged, 0.0, r), start)
-    relv = np.maximum.reduceat(rqn, start)
     tmax = np.maximum.reduceat(np.abs(t), start)
     res = []
     for i, law in enumerate(laws):
@@ -272,6 +266,6 @@ def _disc_opt_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
         shift = _shift_of(float(rmax[i])) + 4 * EPS * (1.0 + float(tmax[i])) + float(
             on_shift[i])
         res.append(_Lat(int(kas[i]), np.minimum(qf[s0:s0 + n], 1.0), law.q_inf, 0.0,
-                        float(relv[i]) + 16 * EPS, off=float(offv[i]), shift=shift,
+                        16 * EPS, off=float(offv[i]), shift=shift,
                         atomic=bool(atomic[i])))
     return res

@@ -771,7 +771,10 @@ class _Engine:
         coarse = tuple(self._coarse_cells(beta, fa.pess, h, ka, kb)
                        for fa, (ka, kb) in zip(fs, wins, strict=True)) \
             if side == "pess" else ()
-        key = (side, h, order, wins, coarse)
+        # (the other side's lattice trades its loss shift against atoms moved down by the
+        # frame's tilted weights: one per tilt)
+        key = (side, h, order, wins, coarse) if side == "pess" else \
+            (side, h, order, wins, beta)
         if key not in self._lats:
             lats: list[_Lat | None] = [None] * len(fs)
             # factors of one structure are discretised together (long lists)
@@ -799,7 +802,7 @@ class _Engine:
                                          coarse[i])
                 else:
                     lats[i] = _disc_opt(fa.opt, h, ka, kb, self._off(fa.opt, h, side, fa.n),
-                                        self._pile(fa.opt, h))
+                                        self._pile(fa.opt, h), tilt=beta, factors=fa.n)
             self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]
         return self._lats[key]
 

@@ -331,6 +331,51 @@ def test_a_rarely_sampled_bulk_brackets_within_half_a_percent():
     assert hi - lo <= 5e-3 * hi
 
 
+def _long_rare_case():
+    """σ = 0.608, p = 1.1e-6 (the rare-bulk scan's run of 9.8M steps): the law, its other
+    side's offset at the step 1.464e-5 and a window to 1e-25 (324,349 points)."""
+    f = gdp.poisson_subsample(gdp.G_mu(1.0 / 0.6082833992129703), 1.0757357844908684e-06)
+    law = law_of(f)
+    h = 1.464e-5
+    off = planning._other_offset(law, h, n=9790681)
+    ka, kb = planning._factor_window(law, h, 1e-25, 1 << 22, off=off, order=1)
+    return f, law, h, off, ka, kb
+
+
+@pytest.mark.parametrize("tilt", [None, 0.0, 9.514, 40.0])
+def test_the_other_side_carries_no_relative_allowance_and_a_small_shift(tilt):
+    # Before, the lattice carried the largest relative error of any cell's Q-mass (1.3e-10,
+    # far-tail cells) as an entrywise allowance and the largest ratio bound (6.2e-11) as
+    # its loss shift; over 9.8M factors 0.13% of δ and 6e-4 of the loss. The cells are now
+    # proportional parts lowered by their own errors (Q-weighted mean 1.9e-14), and the
+    # atoms whose ratio bounds weigh little in the frame's tilted law move down instead
+    f, law, h, off, ka, kb = _long_rare_case()
+    opt = lattice._disc_opt(law, h, ka, kb, off, planning._pile_top(law, h), tilt=tilt,
+                            factors=9790681)
+    t = (ka + np.arange(kb - ka + 1)) * h + off
+    assert opt.rel == 16 * EPS
+    if tilt is not None and tilt < 20:
+        assert opt.shift < 1e-12
+    eps = np.linspace(0.0, 3.0, 31)
+    true = np.asarray(f.hockey_stick(eps))
+    prof = _opt_profile(opt, t, eps)
+    assert np.all(prof <= true * (1 + 1e-12))
+    # (and close to it at a single factor's ε of 0.1 to 0.5, where the frames tilted by
+    # 9.5 or 40 moved far-tail atoms down: 4e-4 of δ; at ε = 0 the step itself is coarse)
+    assert np.all(prof[1:6] >= true[1:6] * (1 - 1e-3))
+
+
+def test_a_long_rarely_sampled_run_brackets_within_half_a_percent():
+    # the same run at δ = 5.8e-9: the bracket was 0.58% wide, the other side's allowances
+    # (a relative 1.4e-3 of δ and a shift of 1.05e-4 of the loss at the finest step) most
+    # of the gap; 0.40% now
+    h = gdp.dpsgd(sigma=0.6082833992129703, p=1.0757357844908684e-06, steps=9790681)
+    d = 5.8222083497060144e-09
+    lo, hi = (float(v) for v in h.epsilon_bounds(d))
+    assert 0.0 < lo <= hi == float(h.epsilon(d))
+    assert hi - lo <= 5e-3 * hi
+
+
 def test_atoms_with_poor_ratio_bounds_move_down_rather_than_vanish():
     # the far tail of a rarely sampled step: thousands of atoms whose ratio's relative
     # error bound (2e-11) exceeds the rest's by a hair were dropped whole, 22% of the
