@@ -33,16 +33,17 @@ e^{r}P` that positions a split its bound :math:`E_X`. On the sound side each lat
 an upper bound of its own (:func:`_split_bounds`): the cell's Q-mass raised by :math:`E_Q`,
 the part sent up by :math:`E_X e^h/(e^h - 1)`. A cell's error so stays with the cell; a
 relative allowance and a loss shift common to the lattice (``rel`` and ``shift`` of
-:class:`_Lat`, what the other side still uses) would charge every cell of every factor the
-worst cell's error, which over millions of rarely sampled steps came to 0.1% of ε. Cells
-with no finite error bound are charged instead by absolute bounds on the entries they feed
-(``eidx``/``eabs``), or sent to the extremes. On the other side, writing the computed cell as
-the exact one with P scaled by :math:`1+a` and Q by :math:`1+b` (:math:`|a| \le r_P =
-E_P/P + E_X/(e^{r}P)`, :math:`|b| \le r_Q = E_Q/Q`), the proportional part is an entrywise
-relative error of the lattice masses and the rest changes one mass at fixed other, i.e. moves
-the implied loss by at most :math:`-\log(1 - r_P - r_Q)` in either direction; cells whose
-relative error is poor (tiny masses in the far tails) are dropped, as many as fit in a small
-mass budget.
+:class:`_Lat`) would charge every cell of every factor the worst cell's error, which over
+millions of rarely sampled steps came to 0.1% of ε. Cells with no finite error bound are
+charged instead by absolute bounds on the entries they feed (``eidx``/``eabs``), or sent to
+the extremes. On the other side, writing the computed cell as the exact one with P scaled by
+:math:`1+a` and Q by :math:`1+b` (:math:`|a| \le r_P = E_P/P + E_X/(e^{r}P)`, :math:`|b| \le
+r_Q = E_Q/Q`), the cell scaled by :math:`1 - r_Q` is a proportional part of the exact one
+(:func:`_proportional_part`) and the rest changes one mass at fixed other, i.e. moves the
+implied loss by at most :math:`-\log(1 - r_P - r_Q)` in either direction: a loss shift
+common to the lattice, its largest value over the atoms but for those moved a point down
+instead (tiny masses in the far tails, and atoms the frame's tilted law weighs less than
+the shift they would cost, :func:`_charge`).
 
 Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.engine.curves`, :mod:`gdp.engine.laws`.
 """
