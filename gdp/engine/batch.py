@@ -33,7 +33,7 @@ from .lattice import (
     _split_bounds,
     _sweep,
 )
-from .laws import Law
+from .laws import Law, _plan_edges
 
 __all__ = []
 
@@ -198,7 +198,9 @@ def _plan_batch(laws: list[Law], m: int) -> list[tuple[np.ndarray, np.ndarray, n
     E = np.empty(F * (m + 1))
     for i, law in enumerate(laws):
         ql, qh, pl, ph = law.quantiles(1e-30)
-        E[i * (m + 1):(i + 1) * (m + 1)] = np.linspace(min(ql, pl), max(qh, ph), m + 1)
+        e = _plan_edges(ql, qh, pl, ph, m)
+        E[i * (m + 1):(i + 1) * (m + 1)] = np.linspace(min(ql, pl), max(qh, ph), m + 1) \
+            if e is None else e
     seg = np.repeat(np.arange(F), m + 1)
     with np.errstate(all="ignore"):
         P, Q, _, _ = type(laws[0])._stack(laws, seg).cells(E)

@@ -97,12 +97,13 @@ class Law:
     def plan_atoms(self, m: int = 2048) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A coarse garbling of the law for planning only (tilts, steps, windows): the
         cells of ``m`` cells between the quantiles at 1e-30 merged into atoms ``(loss, p,
-        q)``, with the law's atoms. Never used for a bound."""
-        ql, qh, pl, ph = self.quantiles(1e-30)
-        lo, hi = min(ql, pl), max(qh, ph)
+        q)``, with the law's atoms. Never used for a bound. Where the P-law's and the
+        Q-law's ranges lie apart by more than their widths together (a strong Gaussian:
+        G_7906 put each bulk on six of 2,048 cells, and the tilt planned at δ = 1e-15 on
+        the last atom), half the cells on each range, the gap one cell."""
+        e = _plan_edges(*self.quantiles(1e-30), m)
         u, pp, qq = np.zeros(0), np.zeros(0), np.zeros(0)
-        if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
-            e = np.linspace(lo, hi, m + 1)
+        if e is not None:
             P, Q, _, _ = self.cells(e)
             u, pp, qq = _merged(e, P, Q)
         ua, pa, qa = self.atoms()
@@ -115,6 +116,19 @@ class Law:
         can do better override it."""
         P, Q, EP, EQ = self.cells(edges)
         return (P, Q, EP, EQ) + _excess_from(P, Q, EP, EQ, refs)
+
+
+def _plan_edges(ql: float, qh: float, pl: float, ph: float, m: int) -> np.ndarray | None:
+    """The ``m + 1`` edges of :meth:`Law.plan_atoms`'s cells from the Q- and P-quantiles:
+    even over both ranges, or, where the two lie apart by more than their widths
+    together, half the cells on each and the gap one cell; None without a finite range."""
+    lo, hi = min(ql, pl), max(qh, ph)
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+        return None
+    if ql - ph > (qh - ql) + (ph - pl) and qh > ql and ph > pl and m >= 4:
+        k = m // 2
+        return np.concatenate([np.linspace(pl, ph, k + 1), np.linspace(ql, qh, m - k)])
+    return np.linspace(lo, hi, m + 1)
 
 
 def _merged(e: np.ndarray, P: np.ndarray, Q: np.ndarray

@@ -84,12 +84,15 @@ def _gaussian_beside_laplace(eps: float, mu: float, b: float) -> mpmath.mpf:
                                    [-b_, 0, b_])
 
 
-@pytest.mark.parametrize(("mu", "b"), [(30.0, 3.0), (100.0, 0.3), (316.2, 1.0)])
+@pytest.mark.parametrize(("mu", "b"), [(30.0, 3.0), (100.0, 0.3), (316.2, 1.0),
+                                      (7905.694150420947, 0.3)])
 @pytest.mark.parametrize("delta", [1e-6, 1e-15])
 def test_strong_gaussian_beside_laplace_against_quadrature(mu, b, delta):
     # losses of μ²/2 = 450 to 50,000: the P-masses of the Gaussian's cells underflow where
     # e^t P is of the order of Q; before, the other side's lattice lost every cell and the
-    # lower end was 0 (μ ≥ 100), the sound end up to 0.2 above the truth
+    # lower end was 0 (μ ≥ 100), the sound end up to 0.2 above the truth. μ = 7906 (σ = 0.4,
+    # p = 1, 10⁷ steps): the planning law put each bulk on six cells, the tilt at 1e-15 on
+    # its last atom (8 against a saddle point of 0.001): lower end 0, sound end 9,876 high
     h = gdp.compose(gdp.G_mu(mu), gdp.laplace(b))
     lo, hi = h.epsilon_bounds(delta)
     assert _gaussian_beside_laplace(hi, mu, b) <= delta <= _gaussian_beside_laplace(lo, mu, b)
