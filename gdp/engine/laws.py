@@ -463,7 +463,8 @@ class GaussianLaw(_MuLaw):
         far = np.flatnonzero((P < _TINY) & (Q > 0.0) & (zp[:-1] >= 1.0))
         if far.size:
             r = np.broadcast_to(np.asarray(refs, dtype=float), Q.shape)[far]
-            X[far], EX[far] = _far_excess(zp[far], zp[far + 1], r, Q[far], EQ[far])
+            lo = np.broadcast_to(np.asarray(edges, dtype=float)[:-1], Q.shape)[far]
+            X[far], EX[far] = _far_excess(zp[far], zp[far + 1], r, Q[far], EQ[far], lo)
         return P, Q, EP, EQ, X, EX
 
     def quantiles(self, tol):
@@ -477,7 +478,7 @@ _TINY = float(np.finfo(float).tiny)
 
 
 def _far_excess(za: np.ndarray, zb: np.ndarray, r: np.ndarray, Q: np.ndarray,
-                EQ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                EQ: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""The excess :math:`X = Q - e^{r}P` of Gaussian cells whose P-mass
     :math:`P = \Phi(-z_a) - \Phi(-z_b)` (P-positions :math:`1 \le z_a < z_b \le \infty`)
     is out of the doubles' normal range, and its error bound.
@@ -494,8 +495,10 @@ def _far_excess(za: np.ndarray, zb: np.ndarray, r: np.ndarray, Q: np.ndarray,
     :math:`X = -Q\,\mathrm{expm1}(S + M - \log Q)`, whose error is Q's own
     (``EQ``), :math:`e^{S+M}(e^{\epsilon} - 1)` for the exponent's error ε (with the
     roundings of ``log Q`` and of the difference) and 4 EPS of X (``expm1`` and the
-    product). A cell where :math:`D' \ge 0` (its two tails equal within the error) keeps
-    an excess of Q with Q as its error: all it can be."""
+    product). A cell where :math:`D' \ge 0` (its two tails equal within the error) or an
+    answer is not finite keeps what needs no P: :math:`0 \le e^{r}P \le e^{r - a}Q` (its
+    losses are at least its lower edge ``a``), so X = Q with the error
+    :math:`Q e^{(r - a)^+} + E_Q`."""
     La, pa, ea = _log_gauss_tail(za)
     Lb, pb, eb = _log_gauss_tail(zb)
     with np.errstate(all="ignore"):
@@ -518,7 +521,9 @@ def _far_excess(za: np.ndarray, zb: np.ndarray, r: np.ndarray, Q: np.ndarray,
         X = -Q * np.expm1(y)
         EX = EQ + np.exp(rp) * np.expm1(err) * (1.0 + 4 * EPS) + 4 * EPS * np.abs(X)
     good = ok & np.isfinite(X) & np.isfinite(EX)
-    return np.where(good, X, Q), np.where(good, EX, Q + EQ)
+    with np.errstate(over="ignore"):
+        whole = Q * np.exp(np.maximum(r - a, 0.0)) + EQ
+    return np.where(good, X, Q), np.where(good, EX, whole)
 
 
 class LaplaceLaw(_MuLaw):
