@@ -92,17 +92,17 @@ class _Lat:
 
 
 def _charge(mass: np.ndarray, r: np.ndarray, budget: float = _BUDGET,
-            h: float | None = None, weight: np.ndarray | None = None, n: int = 1
-            ) -> tuple[float, np.ndarray]:
+            h: float | None = None, tilt: float | None = None, t: np.ndarray | None = None,
+            n: int = 1) -> tuple[float, np.ndarray]:
     r"""Split per-cell relative error bounds ``r`` (of cells of mass ``mass``) into a bound
     for most cells and a set of cells charged in full instead: the cells with the worst
     relative error, as many as fit in ``budget`` (plus those with no finite bound), and,
-    given the lattice step ``h`` and the cells' tilted weights ``weight`` (summing to 1)
-    where the rest's bound taken ``n`` times (the factors of this law) is over
+    given the lattice step ``h``, the frame's ``tilt`` and the cells' losses ``t``, where
+    the rest's bound taken ``n`` times (the factors of this law) is over
     ``_SHIFT_TRADED``, all cells above the threshold :math:`r^*` that minimises
-    :math:`r^* + 2hW(r^*)`, W the weight of the cells above it (quarter octaves of r as
-    candidates). Returns (the largest relative error of the rest, a boolean mask of the
-    charged cells).
+    :math:`r^* + 2hW(r^*)`, W the tilted weight (:math:`\propto` mass :math:`e^{\mathrm{tilt}\,
+    t}`, summing to 1) of the cells above it (quarter octaves of r as candidates). Returns
+    (the largest relative error of the rest, a boolean mask of the charged cells).
 
     The rest's bound becomes the other side's loss shift, which a composition of n
     factors multiplies by n: a shift of :math:`n r^*` of the composed loss. A charged cell
@@ -126,18 +126,26 @@ def _charge(mass: np.ndarray, r: np.ndarray, budget: float = _BUDGET,
         cum = np.cumsum(mass[order])
         m = int(np.searchsorted(cum, budget, side="right"))
         charged[order[:m]] = True
-    if h is not None and weight is not None:
-        pos = np.flatnonzero((r > 0.0) & ~charged)
-        if pos.size and n * float(np.max(r[pos])) > _SHIFT_TRADED:
-            b = np.floor(4.0 * np.log2(r[pos])).astype(np.int64)
-            lo = int(b.min())
-            w = np.bincount(b - lo, weights=weight[pos])
-            above = np.cumsum(w[::-1])[::-1] - w   # the weight of the bins above each
-            tops = np.exp2((np.arange(w.size) + lo + 1) / 4.0)
-            cost = np.minimum(tops, float(np.max(r[pos]))) + 2.0 * h * above
-            k = int(np.argmin(cost))
-            if k < w.size - 1:
-                charged[pos[b - lo > k]] = True
+    pos = np.flatnonzero((r > 0.0) & ~charged) if h is not None and tilt is not None \
+        and t is not None else np.zeros(0, dtype=np.int64)
+    weight = None
+    if pos.size and n * float(np.max(r[pos])) > _SHIFT_TRADED:
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            lw = np.log(mass) + tilt * t
+        top = float(np.max(lw))
+        if math.isfinite(top):
+            weight = np.exp(lw - top)
+            weight /= float(np.sum(weight))
+    if weight is not None:
+        b = np.floor(4.0 * np.log2(r[pos])).astype(np.int64)
+        lo = int(b.min())
+        w = np.bincount(b - lo, weights=weight[pos])
+        above = np.cumsum(w[::-1])[::-1] - w   # the weight of the bins above each
+        tops = np.exp2((np.arange(w.size) + lo + 1) / 4.0)
+        cost = np.minimum(tops, float(np.max(r[pos]))) + 2.0 * h * above
+        k = int(np.argmin(cost))
+        if k < w.size - 1:
+            charged[pos[b - lo > k]] = True
     rest = np.where(charged, 0.0, r)
     return (float(np.max(rest)) if rest.size else 0.0), charged
 
@@ -515,15 +523,7 @@ def _disc_opt(law: Law, h: float, ka: int, kb: int, off: float = 0.0,
     on_shift = 4e-12 * (1.0 + float(np.max(np.abs(u)))) if u.size else 0.0
     qf, r_atom = _sweep(t, q, x, ex, qe)
     # atoms whose ratio bound is poor are moved down instead of widening the shift
-    weight = None
-    if tilt is not None and n:
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            lw = np.log(qf) + tilt * t
-        m = float(np.max(lw))
-        if math.isfinite(m):
-            weight = np.exp(lw - m)
-            weight /= float(np.sum(weight))
-    rmax, charged = _charge(qf, r_atom + 16 * EPS, h=h, weight=weight, n=factors)
+    rmax, charged = _charge(qf, r_atom + 16 * EPS, h=h, tilt=tilt, t=t, n=factors)
     qf = _moved_down(qf, r_atom + 16 * EPS, charged, h, np.zeros(n, dtype=np.int64))
     shift = _shift_of(rmax) + 4 * EPS * (1.0 + float(np.max(np.abs(t)))) + on_shift
     return _Lat(ka, np.minimum(qf, 1.0), law.q_inf, 0.0, 16 * EPS, off=off, shift=shift,

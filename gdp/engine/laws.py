@@ -457,10 +457,12 @@ class GaussianLaw(_MuLaw):
         every cell)."""
         P, Q, EP, EQ = self.cells(edges)
         X, EX = _excess_from(P, Q, EP, EQ, refs)
-        m = self.mu
-        with np.errstate(all="ignore"):
-            zp = (edges + 0.5 * m * m) / m  # (the P-positions of :meth:`cells`)
-        far = np.flatnonzero((P < _TINY) & (Q > 0.0) & (zp[:-1] >= 1.0))
+        far = np.flatnonzero((P < _TINY) & (Q > 0.0))
+        if far.size:
+            m = self.mu
+            with np.errstate(all="ignore"):
+                zp = (edges + 0.5 * m * m) / m  # (the P-positions of :meth:`cells`)
+            far = far[zp[far] >= 1.0]
         if far.size:
             r = np.broadcast_to(np.asarray(refs, dtype=float), Q.shape)[far]
             lo = np.broadcast_to(np.asarray(edges, dtype=float)[:-1], Q.shape)[far]
