@@ -74,7 +74,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import EPS
-from .lattice import _Lat
+from .lattice import _Lat, _parts
 
 __all__ = []
 
@@ -551,11 +551,21 @@ def _tilt(lat: _Lat, beta: float, h: float) -> _Tilted:
 
 
 def _tilt_many(lats: list[_Lat], beta: float, h: float) -> list[_Tilted]:
-    """:func:`_tilt` of many lattice laws in one vectorised pass (segment maxima and
-    sums); the same values and error bounds."""
-    sizes = np.array([lat.q.size for lat in lats], dtype=np.int64)
-    if np.any(sizes == 0) or len(lats) < 8:
+    """:func:`_tilt` of many lattice laws, in vectorised passes (segment maxima and sums)
+    over consecutive parts of them (:func:`~gdp.engine.lattice._parts`); the same values
+    and error bounds."""
+    sizes = [lat.q.size for lat in lats]
+    if min(sizes, default=0) == 0 or len(lats) < 8:
         return [_tilt(lat, beta, h) for lat in lats]
+    out: list[_Tilted] = []
+    for i, j in _parts(sizes):
+        out += _tilt_part(lats[i:j], beta, h)
+    return out
+
+
+def _tilt_part(lats: list[_Lat], beta: float, h: float) -> list[_Tilted]:
+    """:func:`_tilt` of lattice laws (none empty) in one vectorised pass."""
+    sizes = np.array([lat.q.size for lat in lats], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     seg = np.repeat(np.arange(len(lats)), sizes)
     loc = np.arange(int(sizes.sum())) - starts[seg]

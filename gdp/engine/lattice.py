@@ -51,7 +51,7 @@ Imports: the ground floor, :mod:`gdp.core`, :mod:`gdp.engine.curves`, :mod:`gdp.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -288,6 +288,28 @@ def _excess(law: Law, edges: np.ndarray, refs: np.ndarray) -> tuple[np.ndarray, 
     if len(parts) == 1:
         return parts[0]
     return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+
+
+# points per part of a batch of lattices (:func:`_parts`)
+_PART_POINTS = 2 * _PIECE
+
+
+def _parts(sizes: Sequence[int], cap: int | None = None) -> list[tuple[int, int]]:
+    """Consecutive index ranges ``[i, j)`` covering ``sizes`` whose sums are at most ``cap``
+    (default ``_PART_POINTS``; a larger entry alone): many lattices are discretised or
+    tilted part by part, each part's concatenated arrays staying in the processor's cache
+    and their pages reused (1,000 subsampled Gaussians, 2.9 million points, discretised at
+    once: 2.2 s; in parts of 2^15 points: 0.65 s, of 2^12 or 2^16: 0.9 s)."""
+    cap = _PART_POINTS if cap is None else cap
+    out, i, n = [], 0, len(sizes)
+    while i < n:
+        j, size = i + 1, int(sizes[i])
+        while j < n and size + int(sizes[j]) <= cap:
+            size += int(sizes[j])
+            j += 1
+        out.append((i, j))
+        i = j
+    return out
 
 
 def _tail_charge(law: Law, X: Any, EX: Any, EQ: Any) -> Any:

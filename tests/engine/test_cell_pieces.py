@@ -137,3 +137,64 @@ def test_other_sides_lattice_in_pieces_is_the_whole_bit_for_bit(name, monkeypatc
     np.testing.assert_array_equal(pieces.q, whole.q)
     assert (pieces.q_inf, pieces.p_ninf, pieces.rel, pieces.shift) == \
         (whole.q_inf, whole.p_ninf, whole.rel, whole.shift)
+
+
+def test_parts_cover_the_sizes_in_order_within_the_cap():
+    sizes = [5, 3, 9, 1, 1, 12, 2, 7]
+    parts = lattice._parts(sizes, cap=10)
+    assert parts == [(0, 2), (2, 4), (4, 5), (5, 6), (6, 8)]  # (12 alone: over the cap)
+    assert [i for p in parts for i in range(*p)] == list(range(len(sizes)))
+    assert lattice._parts([], cap=10) == []
+
+
+def _many_subsampled(k: int, seed: int = 5) -> tuple[list, float, list, list]:
+    rng = np.random.default_rng(seed)
+    lws = [subsampling.SubsampledLaw(laws.GaussianLaw(1.0 / s), p)
+           for s, p in zip(rng.uniform(0.8, 2.5, k), rng.uniform(0.002, 0.05, k),
+                           strict=True)]
+    h = 2e-3
+    wins = [(-int(rng.integers(3, 9)), int(rng.integers(200, 1500))) for _ in range(k)]
+    offs = [float(x) * h for x in rng.uniform(0.0, 1.0, k)]
+    return lws, h, wins, offs
+
+
+def test_batched_sound_lattices_by_parts_are_one_pass_bit_for_bit(monkeypatch):
+    # the batched connect-the-dots of many factors, part by part: each factor's lattice is
+    # that of one pass over all of them, which is that of the factor alone
+    from gdp.engine import batch
+
+    lws, h, wins, offs = _many_subsampled(40)
+    monkeypatch.setattr(lattice, "_PART_POINTS", 2_000)
+    assert len(lattice._parts([kb - ka + 1 for ka, kb in wins], 2_000)) > 10
+    parts = batch._disc_pess_batch(lws, h, wins, offs)
+    monkeypatch.setattr(batch, "_parts", lambda sizes, cap=None: [(0, len(sizes))])
+    whole = batch._disc_pess_batch(lws, h, wins, offs)
+    for a, b, law, (ka, kb), off in zip(parts, whole, lws, wins, offs, strict=True):
+        np.testing.assert_array_equal(a.q, b.q)
+        assert (a.k0, a.q_inf, a.p_ninf, a.rel, a.shift, a.off) == \
+            (b.k0, b.q_inf, b.p_ninf, b.rel, b.shift, b.off)
+        alone = batch._disc_pess_batch([law], h, [(ka, kb)], [off])[0]
+        np.testing.assert_array_equal(a.q, alone.q)
+
+
+def test_stacked_cells_by_parts_are_one_pass_bit_for_bit(monkeypatch):
+    # the other side's cells of many factors, part by part, are those of one stacked law
+    from gdp.engine import batch
+
+    lws, h, wins, offs = _many_subsampled(30, seed=9)
+    ns = np.array([kb - ka + 1 for ka, kb in wins], dtype=np.int64)
+    kas = np.array([ka for ka, _ in wins], dtype=np.int64)
+    start, tot, fid, loc, t, ne, estart, E, eseg, inner = batch._layout(
+        ns, kas, np.array(offs), h, -0.5 * h)
+    R = np.zeros(E.size - 1)
+    R[inner[:-1]] = t
+    R[estart] = t[start]
+    monkeypatch.setattr(lattice, "_PART_POINTS", 3_000)
+    parts = batch._stacked_excess(lws, E, R, eseg, estart, ne)
+    with np.errstate(all="ignore"):
+        whole = subsampling.SubsampledLaw._stack(lws, eseg).excess(E, R)
+    between = (estart + ne - 1)[:-1]   # (the cells between two factors: meaningless)
+    keep = np.ones(E.size - 1, dtype=bool)
+    keep[between] = False
+    for a, b in zip(parts, whole, strict=True):
+        np.testing.assert_array_equal(a[keep], b[keep])
