@@ -9,6 +9,7 @@ from numpy.testing import assert_allclose
 
 import gdp
 from gdp.cli import build_parser, main
+from gdp.sql import example as sql_example
 
 
 def run(capsys, *argv):
@@ -159,7 +160,7 @@ def test_convert_several_deltas_and_pairs(capsys):
 def test_every_subcommand_takes_json(tmp_path, capsys):
     path = tmp_path / "ledger.json"
     path.write_text(gdp.Accountant().compose(gdp.G_mu(1.0)).to_json())
-    gdp.sql.example.write(str(tmp_path / "r.sqlite"), str(tmp_path / "r.toml"))
+    sql_example.write(str(tmp_path / "r.sqlite"), str(tmp_path / "r.toml"))
     argv = {
         "sql": ["--db", str(tmp_path / "r.sqlite"), "--schema", str(tmp_path / "r.toml"),
                 "--eps", "0.5", "SELECT COUNT(*) FROM trips"],
