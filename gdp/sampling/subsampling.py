@@ -48,13 +48,14 @@ Differential Privacy", HDSR 2020.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .._numerics import EPS, find_root_bracket, float_or_array
-from .._validation import check_instance, check_real
+from .._numerics import EPS, find_root_bracket, float_or_array, lower_by, raise_by
+from .._validation import as_real_array, check_instance, check_real
 from ..core.tradeoff import Inverse, TradeOff
 from ..engine.laws import InverseLaw, Law, _OfBaseLaw, law_of
 
@@ -83,6 +84,18 @@ def _base_eps(eps: np.ndarray, p: float) -> np.ndarray:
             u[big] = e - np.log(pb) + np.log1p(-(1.0 - pb) * np.exp(-e))
     u[np.isposinf(eps)] = np.inf
     return u
+
+
+def _u_error(u: np.ndarray) -> np.ndarray:
+    r"""A bound on the error of a finite u of :func:`_base_eps`: the argument
+    :math:`y = (e^\varepsilon - 1)/p` of ``log1p`` carries a relative error of 1.5u
+    (``expm1`` and the quotient), an absolute error of at most :math:`1.5u|y|/(1 + y) =
+    1.5u|1 - e^{-u}|` in its logarithm (at most 1.5u for u ≥ 0; below 0, where 1 + y
+    cancels near the bottom of the support, :math:`1.5u(e^{-u} - 1)`), and ``log1p`` rounds
+    by :math:`u|u|` (as do the three operations of the branch above ε = 700): charged as
+    :math:`4u(1 + |u| + e^{\max(-u, 0)} - 1)`."""
+    with np.errstate(over="ignore"):
+        return 4 * EPS * (1.0 + np.abs(u) + np.expm1(np.maximum(-u, 0.0)))
 
 
 class SubsampledLaw(_OfBaseLaw):
@@ -170,11 +183,10 @@ class SubsampledLaw(_OfBaseLaw):
         np.abs(X, out=low)
         low *= 4 * EPS
         EX += low
-        # the base excess is against u(r) rounded, within d = 4u(1 + |u(r)|) (expm1 and the
-        # quotient a relative u each, log1p's argument's error passed on at most whole, its
-        # result's rounding): p P (e^u(r) - e^u') is within P (e^r - 1 + p) d (1 + 4d),
-        # taken as P e^r (1 + 1e-9) d (1 + 4d) above r = 700 (where e^r overflows alone)
-        d = 4 * EPS * (1.0 + np.abs(ur))
+        # the base excess is against u(r) rounded, within d (_u_error): p P (e^u(r) - e^u')
+        # is within P (e^r - 1 + p) d (1 + 4d), taken as P e^r (1 + 1e-9) d (1 + 4d) above
+        # r = 700 (where e^r overflows alone)
+        d = _u_error(ur)
         with np.errstate(all="ignore"):
             sl = np.where(r > 700.0, np.exp(np.log(P) + r) * (1.0 + 1e-9),
                           P * (np.expm1(np.minimum(r, 700.0)) + p))
@@ -262,16 +274,36 @@ class PoissonSubsampled(TradeOff):
         return self.p * np.asarray(self.base._one_minus_f(a)) + (1.0 - self.p) * a
 
     def _hockey(self, eps):
+        return self._sided(eps, 1.0)
+
+    def _hockey_lower(self, eps):
+        return self._sided(eps, -1.0)
+
+    def _sided(self, eps: Any, side: float) -> np.ndarray | None:
+        r""":math:`p\,\delta_f(u)` raised (``side = 1``) or lowered (-1) by its rounding
+        bounds: u moved down (up) by :func:`_u_error` (the base's profile decreases in u),
+        the base's upper profile (its ``_hockey``, an upper bound by contract) or lower one
+        (``_hockey_lower``; None where the base has none), the product by :math:`p` moved
+        by an ulp; below the support (:math:`e^\varepsilon \le 1 - p`)
+        :math:`1 - e^\varepsilon` moved by an ulp."""
         eps = np.asarray(eps, dtype=float)
         u = _base_eps(eps, self.p)
         fin = np.isfinite(u)
+        base = self.base._hockey if side > 0 else self.base._hockey_lower
+        move = raise_by if side > 0 else lower_by
         out = np.empty(eps.shape)
         with np.errstate(all="ignore"):
-            out[~fin] = np.where(np.isneginf(u[~fin]), -np.expm1(eps[~fin]),
-                                 self.p * np.asarray(self.base._hockey(u[~fin])))
-            if fin.any():
-                out[fin] = self.p * np.asarray(self.base._hockey(u[fin]), dtype=float)
-        return np.clip(out, 0.0, 1.0)
+            below = ~fin & np.isneginf(u)
+            out[below] = move(-np.expm1(eps[below]), 1)
+            rest = ~below
+            if rest.any():
+                ur = u[rest]
+                ur = np.where(np.isfinite(ur), ur - side * _u_error(ur), ur)
+                v = base(ur)
+                if v is None:
+                    return None
+                out[rest] = move(self.p * np.asarray(v, dtype=float), 1)
+        return np.clip(np.where(np.isnan(out), 1.0 if side > 0 else 0.0, out), 0.0, 1.0)
 
     def _loss_sf(self, t):
         u = _base_eps(np.asarray(t, dtype=float), self.p)
@@ -326,19 +358,48 @@ class _InversePoissonSubsampled(Inverse):
     one_order: ClassVar[bool] = True
 
     def _hockey(self, eps):
+        return self._sided(eps, 1.0)
+
+    def _hockey_lower(self, eps):
+        return self._sided(eps, -1.0)
+
+    def _sided(self, eps: Any, side: float) -> np.ndarray | None:
+        r""":math:`c\,\delta_{f^{-1}}(x)`, :math:`c = 1 - (1-p)e^\varepsilon`,
+        :math:`x = \log p + \varepsilon - \log c`, raised (``side = 1``) or lowered (-1) by
+        its rounding bounds: :math:`s = \varepsilon + \log(1-p)` within
+        :math:`u(|\log(1-p)| + |s|)`, which ``expm1`` passes to c relatively times
+        :math:`e^s/c = (1 - c)/c` (plus its own u): c's relative error r; x within
+        :math:`r + 2u(|\log c| + |\log p| + |\varepsilon| + |x|)` (three roundings and the
+        logarithms'); the base inverse's profile (decreasing in x) at x moved down (up) by
+        that, upper (``_hockey``) or lower (``_hockey_lower``; None where the base has
+        none), times :math:`c(1 \pm r)`, moved by two ulps."""
         fp: PoissonSubsampled = self.base  # type: ignore[assignment]
         p = fp.p
         eps = np.asarray(eps, dtype=float)
         with np.errstate(all="ignore"):
-            c = -np.expm1(eps + math.log1p(-p)) if p < 1 else np.ones(eps.shape)
+            if p < 1:
+                lq = math.log1p(-p)
+                s_ = eps + lq
+                c = -np.expm1(s_)
+                r = 2 * EPS + EPS * (abs(lq) + np.abs(s_)) * (1.0 - c) / c
+            else:
+                c, r = np.ones(eps.shape), np.zeros(eps.shape)
             x = np.log(p) + eps - np.log(c)
+            dx = r + 2 * EPS * (np.abs(np.log(c)) + abs(math.log(p)) + np.abs(eps) +
+                                np.abs(x))
         inv = fp.base.inverse()
-        pos = (c > 0) & np.isfinite(x)
+        base = inv._hockey if side > 0 else inv._hockey_lower
+        move = raise_by if side > 0 else lower_by
+        pos = (c > 0) & np.isfinite(x) & np.isfinite(dx)
         out = np.zeros(eps.shape)
         if pos.any():
-            out[pos] = c[pos] * np.asarray(inv._hockey(x[pos]), dtype=float)
+            v = base(x[pos] - side * dx[pos])
+            if v is None:
+                return None
+            scale = c[pos] * np.maximum(1.0 + side * r[pos], 0.0)
+            out[pos] = move(scale * np.asarray(v, dtype=float), 2)
         out = np.where(np.isposinf(eps), 0.0, out)
-        return np.clip(out, 0.0, 1.0)
+        return np.clip(np.where(np.isnan(out), 1.0 if side > 0 else 0.0, out), 0.0, 1.0)
 
     def _pld_law(self) -> Law:
         return InverseLaw(self.base._pld_law())  # type: ignore[attr-defined]
@@ -393,6 +454,11 @@ class Subsampled(TradeOff):
         fp = self._fp
         return np.maximum(fp._hockey(eps), fp.inverse()._hockey(eps))
 
+    def _hockey_lower(self, eps):
+        fp = self._fp
+        a, b = fp._hockey_lower(eps), fp.inverse()._hockey_lower(eps)
+        return None if a is None or b is None else np.maximum(a, b)
+
     def _x_star(self) -> tuple[float, float]:
         """(x*, f_p(x*)): where the slope of f_p is -1 (P[L > 0] of the base)."""
         fp = self._fp
@@ -432,14 +498,27 @@ class Subsampled(TradeOff):
         return self
 
     def delta_bounds(self, eps: Any) -> tuple[Any, Any]:
-        """``(delta(eps), delta(eps))``: the profile is exact."""
-        d = self.delta(eps)
-        return d, d
+        """``(lower, upper)`` bounds on δ(ε) (ε ≥ 0): the closed form's profile lowered and
+        raised by its rounding bounds (the lower one 0 where the base curve has no lower
+        profile, e.g. a curve known by its values); :meth:`delta` is the upper one."""
+        e = as_real_array("eps", eps, lo=0.0, finite=False)
+        hi = np.asarray(self.delta(e), dtype=float).reshape(-1)
+        lo = self._lowered(e.reshape(-1))
+        return float_or_array(np.minimum(lo, hi), e.shape), float_or_array(hi, e.shape)
 
     def epsilon_bounds(self, delta: Any) -> tuple[Any, Any]:
-        """``(lower, upper)`` bounds on ε(δ) from bisection on the exact profile."""
+        """``(lower, upper)`` bounds on ε(δ): :meth:`epsilon`, and the lower end of the
+        final root bracket of a bisection on the lowered profile (:meth:`delta_bounds`)."""
         hi = self.epsilon(delta)
-        return _eps_lower(self, delta, hi), hi
+        return _eps_lower(self._lowered, delta, hi), hi
+
+    def _lowered(self, eps: np.ndarray) -> np.ndarray:
+        """The profile's lower bound (0 where the base has none; NaN to 0)."""
+        with np.errstate(all="ignore"):
+            lo = self._hockey_lower(np.asarray(eps, dtype=float))
+        if lo is None:
+            return np.zeros(np.shape(eps))
+        return np.clip(np.where(np.isnan(lo), 0.0, lo), 0.0, 1.0)
 
     def _pld_law(self) -> Law | None:
         if not self.base.is_symmetric:
@@ -447,9 +526,10 @@ class Subsampled(TradeOff):
         return _SymHullLaw(SubsampledLaw(law_of(self.base), self.p), self._x_star())
 
 
-def _eps_lower(f: TradeOff, delta: Any, hi: Any) -> Any:
-    """A lower bound on ε(δ) of an exact profile: the end of the final root bracket of
-    ``f.delta(ε) = δ`` below ``hi`` (the sound ε) where the profile is still at least δ."""
+def _eps_lower(profile: Callable[[np.ndarray], np.ndarray], delta: Any, hi: Any) -> Any:
+    """A lower bound on ε(δ) from a lower bound ``profile`` of the profile: the end of the
+    final root bracket of ``profile(ε) = δ`` below ``hi`` (the sound ε) where it is still
+    at least δ."""
     d, h = np.broadcast_arrays(np.asarray(delta, dtype=float), np.asarray(hi, dtype=float))
     out = np.where(np.isfinite(h), 0.0, np.inf)
     need = np.isfinite(h) & (h > 0)
@@ -457,7 +537,7 @@ def _eps_lower(f: TradeOff, delta: Any, hi: Any) -> Any:
         dn, hn = d[need], h[need]
 
         def excess(e, target):
-            return np.asarray(f.delta(e), dtype=float) - target
+            return np.asarray(profile(np.asarray(e, dtype=float)), dtype=float) - target
 
         f0 = excess(np.zeros(dn.shape), dn)
         fh = excess(hn, dn)

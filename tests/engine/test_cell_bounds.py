@@ -26,6 +26,11 @@ from gdp.engine.laws import narrow_cells
     (0.5801, 1.401e-6, 6.43e-7, 1),              # a rarely sampled step's
     (0.5801, 1.401e-6, 6.43e-7, 16),             # ... and its runs' fine cells
     (0.6216, 2.3e-5, 5.61e-6, 256),
+    # heavily sampled: near the bottom of the support log(1 - p) the base loss
+    # u = log(1 + (e^t - 1)/p) is a logarithm of a cancellation (1 + y, y's rounding
+    # passed on times |y|/(1 + y) = e^-u - 1), which the reference's bound missed
+    (1.0, 0.5, 1e-4, 1),
+    (0.7, 0.9, 1e-5, 1),
 ])
 def test_subsampled_gaussian_cells_lie_within_their_bounds(exact_subsampled_cells, s, p, h,
                                                           fine):

@@ -8,6 +8,9 @@
   is the honest answer, not an error).
 * A strong Gaussian (losses of thousands) beside a Laplace release against one-dimensional
   quadrature of the Gaussian's closed-form profile over the release's loss law, in 30 digits.
+* One step of DP-SGD (a Poisson-subsampled Gaussian, both orders) against its closed-form
+  profile in 30 digits, down to δ = 1e-15 (where dp-accounting's estimates at a 1e-4 grid
+  are 1% above the truth).
 * DP-SGD answers are bit-identical whatever the BLAS/OpenMP thread count and import order.
 """
 
@@ -99,6 +102,45 @@ def test_strong_gaussian_beside_laplace_against_quadrature(mu, b, delta):
     assert hi - lo <= 1e-3 * hi
     d_lo, d_hi = h.delta_bounds(hi)
     assert d_lo <= _gaussian_beside_laplace(hi, mu, b) <= d_hi
+
+
+def _one_step(eps: float, sigma: float, p: float) -> mpmath.mpf:
+    r"""δ(ε) of one Poisson-subsampled Gaussian step in 30 digits, the larger of its two
+    orders. With :math:`\mu = 1/\sigma`, P = N(0, 1) and Q = (1 - p) N(0, 1) + p N(μ, 1),
+    the loss :math:`L(x) = \log(1 - p + p e^{\mu x - \mu^2/2})` increases in x: the first
+    order's δ is :math:`Q[x > x_1] - e^\varepsilon P[x > x_1]` with :math:`L(x_1) = ε`, the
+    second's :math:`P[x < x_2] - e^\varepsilon Q[x < x_2]` with :math:`L(x_2) = -ε` (0 where
+    -ε is at most log(1 - p), the bottom of L)."""
+    with mpmath.workdps(30):
+        m, q, e = 1 / mpmath.mpf(sigma), mpmath.mpf(p), mpmath.mpf(eps)
+
+        def root(v):  # L(x) = v
+            return (mpmath.log((mpmath.exp(v) - 1 + q) / q) + m * m / 2) / m
+
+        x1 = root(e)
+        d1 = (1 - q) * mpmath.ncdf(-x1) + q * mpmath.ncdf(m - x1) - mpmath.exp(e) * \
+            mpmath.ncdf(-x1)
+        d2 = mpmath.mpf(0)
+        if mpmath.exp(-e) > 1 - q:
+            x2 = root(-e)
+            d2 = mpmath.ncdf(x2) - mpmath.exp(e) * ((1 - q) * mpmath.ncdf(x2) +
+                                                    q * mpmath.ncdf(x2 - m))
+        return max(d1, d2)
+
+
+@pytest.mark.parametrize(("sigma", "p", "delta"), [
+    (2.2538987177827043, 0.17940284958173572, 3.395845759829023e-15),
+    (2.2538987177827043, 0.17940284958173572, 1e-6),
+    (0.5, 0.01, 1e-10), (0.5, 0.01, 1e-15), (1.0, 1e-5, 1e-8), (0.7, 0.9, 1e-12),
+    (5.0, 0.5, 1e-3)])
+def test_one_step_against_its_closed_form(sigma, p, delta):
+    h = gdp.dpsgd(sigma=sigma, p=p, steps=1)
+    lo, hi = h.epsilon_bounds(delta)
+    assert h.epsilon(delta) == hi
+    assert _one_step(hi, sigma, p) <= delta <= _one_step(lo, sigma, p)
+    assert hi - lo <= 1e-3 * hi
+    d_lo, d_hi = h.delta_bounds(hi)
+    assert d_lo <= _one_step(hi, sigma, p) <= d_hi
 
 
 def test_answers_are_bit_identical_across_threads_and_import_orders():
