@@ -82,8 +82,8 @@ def _stacked_excess(laws: list[Law], E: np.ndarray, R: np.ndarray, eseg: np.ndar
     of their cells), each part from a law stacked of its own factors: the stackable laws
     compute each cell from its two edges and reference alone, so the values are those of
     one pass over all, bit for bit, in arrays that stay in the cache. The cell between two
-    parts (between two factors: no caller reads it) is 0. For the other side's parts,
-    which are larger (:data:`_OPT_PART_POINTS`)."""
+    parts (between two factors: no caller reads it) is 0. The other side's, whose parts
+    (:data:`_OPT_PART_POINTS`) are larger than the cache holds."""
     out = tuple(np.zeros(E.size - 1) for _ in range(6))
     cls = type(laws[0])
     for i, j in _parts((ne - 1).tolist()):
