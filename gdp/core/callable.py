@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_bool, check_callable, check_count, check_real, check_str
+from .generic import _numeric_hockey_lower
 from .tradeoff import Inverse, TradeOff
 
 __all__ = ["Callable1D", "from_callable"]
@@ -46,6 +47,11 @@ class Callable1D(TradeOff):
         out = np.broadcast_to(out, alpha.shape)
         # the checked function may stray from [0, 1 - alpha] by float noise: lower is safe
         return np.clip(np.where(np.isnan(out), 0.0, out), 0.0, 1.0 - alpha)
+
+    def _hockey_lower(self, eps):
+        """A lower bound on the profile from the function's values
+        (:func:`~gdp.core.generic._numeric_hockey_lower`)."""
+        return _numeric_hockey_lower(self, np.asarray(eps, dtype=float))
 
 
 def from_callable(fn: Callable[[Any], Any], *, name: str = "f", symmetric: bool = False,

@@ -7,6 +7,8 @@ answers every question through these functions, each on the safe side:
   :math:`\sup_x [1 - e^{\varepsilon}x - f(x)]` of :math:`f` and of :math:`f^{-1}`, maximised
   by golden section and bounded from above by secants of the concave objective
   (:func:`_concave_upper`): a certified upper bound on δ;
+* :func:`_numeric_hockey_lower` / :func:`_numeric_hockey_inverse_lower`: lower bounds on
+  them, the objective's value at the maximiser found less its rounding;
 * :func:`_numeric_loss_sf`: the law of the privacy loss, :math:`P[L > t]`, as the point where
   the slope of :math:`f` crosses :math:`-e^t`;
 * :func:`_sym_profile_fn`: the profile of :math:`f^S = \max\{f, f^{-1}\}` as the lower
@@ -26,7 +28,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .._numerics import bisect_bracket, golden_section_max, lower_convex_hull
+from .._numerics import EPS, bisect_bracket, golden_section_max, lower_convex_hull
 
 __all__ = []
 
@@ -165,6 +167,23 @@ def _golden_max(g: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int,
     return x, upper
 
 
+def _golden_best(g: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int,
+                 slope: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The largest value of ``g`` (``n`` concave functions of :func:`_golden_max`) at the
+    maximiser found and its probes, and the point where it was found: the maximum is at
+    least that value (up to the rounding of ``g`` there)."""
+    rows = np.arange(n)
+    x, _ = _golden_max(g, n, slope=slope)
+    room = np.minimum(x, 1.0 - x)
+    h = np.maximum(np.where(room > 0, 1e-8 * room, 0.0), 4.0 * np.spacing(x))
+    xs = np.stack([np.zeros(n), np.clip(x - h, 0.0, 1.0), x, np.clip(x + h, 0.0, 1.0),
+                   np.ones(n)])
+    vs = np.stack([np.asarray(g(xi, rows), dtype=float) for xi in xs])
+    vs = np.where(np.isnan(vs), -np.inf, vs)
+    k = np.argmax(vs, axis=0)
+    return vs[k, rows], xs[k, rows]
+
+
 def _numeric_hockey(f: Hooks, eps: np.ndarray) -> np.ndarray:
     r"""Certified upper bound on :math:`\sup_x [1 - e^{\varepsilon} x - f(x)]`.
 
@@ -187,6 +206,58 @@ def _numeric_hockey(f: Hooks, eps: np.ndarray) -> np.ndarray:
         _, upper = _golden_max(g, int(fin.sum()), slope=s)
         out[fin] = upper
     return np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)
+
+
+# the rounding allowed a value of a curve known by its values, in units of EPS (as the
+# composition engine takes it: 32 EPS + 4 EPS f, gdp.engine.lattice._sampled_laws)
+_VALUE_ULPS = 36.0
+
+
+def _numeric_hockey_lower(f: Hooks, eps: np.ndarray) -> np.ndarray:
+    r"""A lower bound on :math:`\sup_x [1 - e^{\varepsilon} x - f(x)]`: its value at the
+    maximiser :func:`_numeric_hockey` finds (or a probe beside it), less its rounding, in
+    units of the machine epsilon ϵ: the curve's value within :math:`32ϵ + 4ϵf` (taken as
+    36ϵ), :math:`e^\varepsilon x` within 2ϵ of itself, the difference ϵ of itself. For
+    ε = inf, :math:`1 - f(0)` less 36ϵ."""
+    eps = np.asarray(eps, dtype=float).reshape(-1)
+    out = np.empty_like(eps)
+    inf = np.isposinf(eps)
+    if inf.any():
+        out[inf] = float(np.asarray(f._one_minus_f(np.zeros(1)), dtype=float)[0]) - \
+            _VALUE_ULPS * EPS
+    fin = ~inf
+    if fin.any():
+        s = np.exp(np.minimum(eps[fin], 700.0))
+
+        def g(x, rows):
+            return np.asarray(f._one_minus_f(x), dtype=float) - s[rows] * x
+
+        best, x = _golden_best(g, int(fin.sum()), slope=s)
+        out[fin] = best - EPS * (_VALUE_ULPS + 2.0 * s * x + np.abs(best))
+    return np.clip(np.where(np.isnan(out), 0.0, out), 0.0, 1.0)
+
+
+def _numeric_hockey_inverse_lower(f: Hooks, eps: np.ndarray) -> np.ndarray:
+    r"""A lower bound on the profile of :math:`f^{-1}`, :math:`\sup_t [1 - t -
+    e^{\varepsilon} f(t)]`, as :func:`_numeric_hockey_lower` (the value of f times
+    :math:`e^\varepsilon` within :math:`36ϵe^\varepsilon` and 2ϵ of the product, 1 - t
+    within 4ϵ); for ε = inf, 1 less the upper end of the bracket of f's zero."""
+    eps = np.asarray(eps, dtype=float).reshape(-1)
+    out = np.empty_like(eps)
+    inf = np.isposinf(eps)
+    if inf.any():
+        out[inf] = 1.0 - _zero_of(f)[1]
+    fin = ~inf
+    if fin.any():
+        s = np.exp(np.minimum(eps[fin], 700.0))
+
+        def g(t, rows):
+            return (1.0 - t) - s[rows] * np.asarray(f._f(t), dtype=float)
+
+        n = int(fin.sum())
+        best, _ = _golden_best(g, n, slope=np.ones(n))
+        out[fin] = best - EPS * (4.0 + (_VALUE_ULPS + 2.0) * s + np.abs(best))
+    return np.clip(np.where(np.isnan(out), 0.0, out), 0.0, 1.0)
 
 
 def _numeric_hockey_inverse(f: Hooks, eps: np.ndarray) -> np.ndarray:

@@ -86,6 +86,7 @@ from .generic import (
     _generic_epsilon,
     _numeric_hockey,
     _numeric_hockey_inverse,
+    _numeric_hockey_inverse_lower,
     _numeric_loss_sf,
     _sym_profile_fn,
     _symmetrized_profile,
@@ -499,6 +500,11 @@ class Inverse(TradeOff):
     def _inverse(self):
         return self.base
 
+    def _hockey_lower(self, eps):
+        """A lower bound on the profile from the base's values
+        (:func:`~gdp.core.generic._numeric_hockey_inverse_lower`)."""
+        return _numeric_hockey_inverse_lower(self.base, np.asarray(eps, dtype=float))
+
     def _hockey(self, eps):
         eps = np.asarray(eps, dtype=float).reshape(-1)
         out = _numeric_hockey_inverse(self.base, eps)
@@ -675,6 +681,11 @@ class Bracketed(Delegating):
 
     def _hockey_upper(self, eps):
         return self._hockey(eps)  # the sound side's profile, an upper bound by contract
+
+    def _hockey_lower(self, eps):
+        # (the true curve lies below the upper one: its profile above the upper one's, so a
+        # lower bound of that is one of the truth's; the lower curve's would not be)
+        return self.upper._hockey_lower(eps)
 
     def _inverse(self):
         return Bracketed(lower=self.lower.inverse(), upper=self.upper.inverse(),

@@ -312,3 +312,39 @@ def test_large_losses_keep_their_profile(mu):
     assert e < e2 <= float((g ** 2).epsilon(delta)) * (1 + 1e-9)
     assert math.isfinite(e2) and float(f.epsilon(delta)) <= float(gdp.subsample(g, p)
                                                                     .epsilon(delta))
+
+
+def _gauss_delta_mp(mu: float, eps: float) -> float:
+    import mpmath
+
+    with mpmath.workdps(40):
+        m, e = mpmath.mpf(mu), mpmath.mpf(eps)
+        return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+
+
+def test_a_curve_known_by_its_values_has_a_lower_profile():
+    # the lower bound of a user's function's profile (the objective at the maximiser found,
+    # less its rounding) and its inverse's, around a 40-digit closed form
+    c = gdp.from_callable(lambda a: gdp.G_mu(0.7)(a))
+    e = np.array([0.0, 0.3, 1.0, 2.0, 4.0, 5.0])
+    lo, hi, inv_lo = c._hockey_lower(e), c._hockey(e), c.inverse()._hockey_lower(e)
+    for i, ei in enumerate(e.tolist()):
+        truth = _gauss_delta_mp(0.7, ei)
+        assert lo[i] <= truth <= hi[i]
+        assert inv_lo[i] <= truth
+    assert np.all(lo[:5] >= 0.999 * hi[:5])  # (not 0: a bound, not a collapse)
+
+
+@pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-9, 1e-12])
+def test_subsampled_curve_known_by_its_values_keeps_its_bracket(delta):
+    # subsample() of a user's function: the lower ends come from the function's values
+    # (before: the upper profile's on both sides; with no lower profile they would be 0),
+    # around the closed form's bracket (itself around the truth: test_oracles)
+    f = gdp.subsample(gdp.from_callable(lambda a: gdp.G_mu(0.7)(a)), 0.2)
+    g = gdp.subsample(gdp.G_mu(0.7), 0.2)
+    lo, hi = f.epsilon_bounds(delta)
+    glo, ghi = g.epsilon_bounds(delta)
+    assert lo <= glo <= ghi <= hi
+    assert hi - lo <= 1e-4 * hi
+    d_lo, d_hi = f.delta_bounds(hi)
+    assert 0.0 < d_lo <= float(g.delta_bounds(hi)[0]) and d_hi >= float(g.delta(hi))
