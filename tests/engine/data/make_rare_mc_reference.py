@@ -83,6 +83,10 @@ TILTED = [
     # dp-accounting's optimistic eps at 1e-4 (1694.163 at delta 1.032e-5) is above the truth
     (0.4653705662856274, 0.6248438517653735, 1273, [1693.0, 1693.26, 1693.5, 1694.16],
      300_000),
+    # dp-accounting's optimistic eps at 1e-4 (51.421 at delta 6.37e-15) is above the truth
+    # (a fresh cross-check's flag, seed 20261128: gdp's bracket [51.309, 51.325])
+    (0.6606288228706622, 0.25010800617475204, 51, [51.317, 51.30, 51.335, 51.421],
+     1_000_000),
 ]
 BATCH = 200_000
 TILTED_BATCH = 400
