@@ -191,21 +191,17 @@ def _numeric_hockey(f: Hooks, eps: np.ndarray) -> np.ndarray:
     For :math:`\varepsilon > 700` the slope :math:`e^{700}` is used (a larger value,
     hence still an upper bound).
     """
-    eps = np.asarray(eps, dtype=float).reshape(-1)
-    out = np.empty_like(eps)
-    inf = np.isposinf(eps)
-    if inf.any():
-        out[inf] = float(np.asarray(f._one_minus_f(np.zeros(1)), dtype=float)[0])
-    fin = ~inf
-    if fin.any():
-        s = np.exp(np.minimum(eps[fin], 700.0))
+    return _profile_bound(f, eps, inverse=False, lower=False)
 
-        def g(x, rows):
-            return np.asarray(f._one_minus_f(x), dtype=float) - s[rows] * x
 
-        _, upper = _golden_max(g, int(fin.sum()), slope=s)
-        out[fin] = upper
-    return np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)
+def _numeric_hockey_inverse(f: Hooks, eps: np.ndarray) -> np.ndarray:
+    r"""Certified upper bound on the profile of :math:`f^{-1}`, from ``f`` alone.
+
+    The graph of :math:`f^{-1}` is the mirror image of the graph of :math:`f`, so
+    :math:`\delta_{f^{-1}}(\varepsilon) = \sup_t [1 - t - e^{\varepsilon} f(t)]`, again a
+    concave maximisation (no inversion, no cancellation for large ε).
+    """
+    return _profile_bound(f, eps, inverse=True, lower=False)
 
 
 # the rounding allowed a value of a curve known by its values, in units of EPS (as the
@@ -219,22 +215,7 @@ def _numeric_hockey_lower(f: Hooks, eps: np.ndarray) -> np.ndarray:
     units of the machine epsilon ϵ: the curve's value within :math:`32ϵ + 4ϵf` (taken as
     36ϵ), :math:`e^\varepsilon x` within 2ϵ of itself, the difference ϵ of itself. For
     ε = inf, :math:`1 - f(0)` less 36ϵ."""
-    eps = np.asarray(eps, dtype=float).reshape(-1)
-    out = np.empty_like(eps)
-    inf = np.isposinf(eps)
-    if inf.any():
-        out[inf] = float(np.asarray(f._one_minus_f(np.zeros(1)), dtype=float)[0]) - \
-            _VALUE_ULPS * EPS
-    fin = ~inf
-    if fin.any():
-        s = np.exp(np.minimum(eps[fin], 700.0))
-
-        def g(x, rows):
-            return np.asarray(f._one_minus_f(x), dtype=float) - s[rows] * x
-
-        best, x = _golden_best(g, int(fin.sum()), slope=s)
-        out[fin] = best - EPS * (_VALUE_ULPS + 2.0 * s * x + np.abs(best))
-    return np.clip(np.where(np.isnan(out), 0.0, out), 0.0, 1.0)
+    return _profile_bound(f, eps, inverse=False, lower=True)
 
 
 def _numeric_hockey_inverse_lower(f: Hooks, eps: np.ndarray) -> np.ndarray:
@@ -242,47 +223,42 @@ def _numeric_hockey_inverse_lower(f: Hooks, eps: np.ndarray) -> np.ndarray:
     e^{\varepsilon} f(t)]`, as :func:`_numeric_hockey_lower` (the value of f times
     :math:`e^\varepsilon` within :math:`36ϵe^\varepsilon` and 2ϵ of the product, 1 - t
     within 4ϵ); for ε = inf, 1 less the upper end of the bracket of f's zero."""
+    return _profile_bound(f, eps, inverse=True, lower=True)
+
+
+def _profile_bound(f: Hooks, eps: np.ndarray, inverse: bool, lower: bool) -> np.ndarray:
+    """The profile of ``f`` (or of its inverse) bounded from above or below: the four
+    functions above. At ε = inf the mass at infinity: :math:`1 - f(0)`, or for the
+    inverse 1 less the zero of f (the lower or upper end of its bracket)."""
     eps = np.asarray(eps, dtype=float).reshape(-1)
     out = np.empty_like(eps)
     inf = np.isposinf(eps)
     if inf.any():
-        out[inf] = 1.0 - _zero_of(f)[1]
+        if inverse:
+            # P[L = -inf] = 1 - inf{t : f(t) = 0}
+            out[inf] = 1.0 - _zero_of(f)[1 if lower else 0]
+        else:
+            out[inf] = float(np.asarray(f._one_minus_f(np.zeros(1)), dtype=float)[0]) - \
+                (_VALUE_ULPS * EPS if lower else 0.0)
     fin = ~inf
     if fin.any():
-        s = np.exp(np.minimum(eps[fin], 700.0))
-
-        def g(t, rows):
-            return (1.0 - t) - s[rows] * np.asarray(f._f(t), dtype=float)
-
         n = int(fin.sum())
-        best, _ = _golden_best(g, n, slope=np.ones(n))
-        out[fin] = best - EPS * (4.0 + (_VALUE_ULPS + 2.0) * s + np.abs(best))
-    return np.clip(np.where(np.isnan(out), 0.0, out), 0.0, 1.0)
-
-
-def _numeric_hockey_inverse(f: Hooks, eps: np.ndarray) -> np.ndarray:
-    r"""Certified upper bound on the profile of :math:`f^{-1}`, from ``f`` alone.
-
-    The graph of :math:`f^{-1}` is the mirror image of the graph of :math:`f`, so
-    :math:`\delta_{f^{-1}}(\varepsilon) = \sup_t [1 - t - e^{\varepsilon} f(t)]`, again a
-    concave maximisation (no inversion, no cancellation for large ε).
-    """
-    eps = np.asarray(eps, dtype=float).reshape(-1)
-    out = np.empty_like(eps)
-    inf = np.isposinf(eps)
-    if inf.any():
-        # P[L = -inf] = 1 - inf{t : f(t) = 0}; the lower end of the bracket is safe
-        out[inf] = 1.0 - _zero_of(f)[0]
-    fin = ~inf
-    if fin.any():
         s = np.exp(np.minimum(eps[fin], 700.0))
-
-        def g(t, rows):
-            return (1.0 - t) - s[rows] * np.asarray(f._f(t), dtype=float)
-
-        _, upper = _golden_max(g, int(fin.sum()), slope=np.ones(int(fin.sum())))
-        out[fin] = upper
-    return np.clip(np.where(np.isnan(out), 1.0, out), 0.0, 1.0)
+        if inverse:
+            def g(t, rows):
+                return (1.0 - t) - s[rows] * np.asarray(f._f(t), dtype=float)
+            slope = np.ones(n)
+        else:
+            def g(x, rows):
+                return np.asarray(f._one_minus_f(x), dtype=float) - s[rows] * x
+            slope = s
+        if lower:
+            best, x = _golden_best(g, n, slope=slope)
+            err = 4.0 + (_VALUE_ULPS + 2.0) * s if inverse else _VALUE_ULPS + 2.0 * s * x
+            out[fin] = best - EPS * (err + np.abs(best))
+        else:
+            out[fin] = _golden_max(g, n, slope=slope)[1]
+    return np.clip(np.where(np.isnan(out), 0.0 if lower else 1.0, out), 0.0, 1.0)
 
 
 def _zero_of(f: Hooks) -> tuple[float, float]:
