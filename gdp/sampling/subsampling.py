@@ -87,13 +87,13 @@ def _base_eps(eps: np.ndarray, p: float) -> np.ndarray:
 
 
 def _u_error(u: np.ndarray) -> np.ndarray:
-    r"""A bound on the error of a finite u of :func:`_base_eps`: the argument
-    :math:`y = (e^\varepsilon - 1)/p` of ``log1p`` carries a relative error of 1.5u
-    (``expm1`` and the quotient), an absolute error of at most :math:`1.5u|y|/(1 + y) =
-    1.5u|1 - e^{-u}|` in its logarithm (at most 1.5u for u ≥ 0; below 0, where 1 + y
-    cancels near the bottom of the support, :math:`1.5u(e^{-u} - 1)`), and ``log1p`` rounds
-    by :math:`u|u|` (as do the three operations of the branch above ε = 700): charged as
-    :math:`4u(1 + |u| + e^{\max(-u, 0)} - 1)`."""
+    r"""A bound on the error of a finite u of :func:`_base_eps` (ϵ the machine epsilon):
+    the argument :math:`y = (e^\varepsilon - 1)/p` of ``log1p`` carries a relative error
+    of 1.5ϵ (``expm1`` and the quotient), an absolute error of at most
+    :math:`1.5ϵ|y|/(1 + y) = 1.5ϵ|1 - e^{-u}|` in its logarithm (at most 1.5ϵ for u ≥ 0;
+    below 0, where 1 + y cancels near the bottom of the support, :math:`1.5ϵ(e^{-u} - 1)`),
+    and ``log1p`` rounds by :math:`ϵ|u|` (as do the three operations of the branch above
+    ε = 700): charged as :math:`4ϵ(1 + |u| + e^{\max(-u, 0)} - 1)`."""
     with np.errstate(over="ignore"):
         return 4 * EPS * (1.0 + np.abs(u) + np.expm1(np.maximum(-u, 0.0)))
 
@@ -366,10 +366,10 @@ class _InversePoissonSubsampled(Inverse):
     def _sided(self, eps: Any, side: float) -> np.ndarray | None:
         r""":math:`c\,\delta_{f^{-1}}(x)`, :math:`c = 1 - (1-p)e^\varepsilon`,
         :math:`x = \log p + \varepsilon - \log c`, raised (``side = 1``) or lowered (-1) by
-        its rounding bounds: :math:`s = \varepsilon + \log(1-p)` within
-        :math:`u(|\log(1-p)| + |s|)`, which ``expm1`` passes to c relatively times
-        :math:`e^s/c = (1 - c)/c` (plus its own u): c's relative error r; x within
-        :math:`r + 2u(|\log c| + |\log p| + |\varepsilon| + |x|)` (three roundings and the
+        its rounding bounds (ϵ the machine epsilon): :math:`s = \varepsilon + \log(1-p)`
+        within :math:`ϵ(|\log(1-p)| + |s|)`, which ``expm1`` passes to c relatively times
+        :math:`e^s/c = (1 - c)/c` (plus 2ϵ of its own): c's relative error r; x within
+        :math:`r + 2ϵ(|\log c| + |\log p| + |\varepsilon| + |x|)` (three roundings and the
         logarithms'); the base inverse's profile (decreasing in x) at x moved down (up) by
         that, upper (``_hockey``) or lower (``_hockey_lower``; None where the base has
         none), times :math:`c(1 \pm r)`, moved by two ulps."""
