@@ -66,6 +66,7 @@ Imports: the ground floor and :mod:`gdp.engine.lattice`.
 from __future__ import annotations
 
 import functools
+import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -629,11 +630,40 @@ def _conv_chunk(items: list[_Tilted]) -> tuple[_Tilted, float]:
                    math.fsum(it.K for it in items), 0.0, 0.0), err
 
 
+# a chunk of at least this many factors and points is convolved in a tree of pairs
+# (_tree_conv), not in one batched transform, which pads every factor to the chunk's whole
+# support: 1,000 distinct subsampled Gaussians (chunks of 8 to 64 factors, 37k to 73k
+# points) merged in 0.64 s batched, about 0.25 s less in trees; chunks of 8 factors
+# (4 ms) or of small support (tiny factors: a call per pair costs more) stay batched
+_TREE_ROWS = 16
+_TREE_POINTS = 1 << 14
+
+
+def _tree_conv(items: list[_Tilted]) -> tuple[_Tilted, float, float]:
+    """Linear convolution of several tilted factors by pairs (:func:`_lin_conv`), the two
+    smallest first (ties by their order: deterministic); returns it, the log of one plus
+    its entrywise relative round-off and its l1 round-off, accumulated as
+    :func:`_merge_singles` does for its pairs."""
+    heap = [(it.w.size, i, it) for i, it in enumerate(items)]
+    heapq.heapify(heap)
+    conv, l1, count = 0.0, 0.0, len(items)
+    while len(heap) > 1:
+        a = heapq.heappop(heap)[2]
+        b = heapq.heappop(heap)[2]
+        ab, r, e = _lin_conv(a, b)
+        conv += math.log1p(r)
+        l1 += e
+        heapq.heappush(heap, (ab.w.size, count, ab))
+        count += 1
+    return heap[0][2], conv, l1
+
+
 def _merge_singles(items: list[_Tilted], N: int) -> tuple[list[_Tilted], float, float]:
     """Convolve many single factors into few: small ones directly in pairs (entrywise
-    relative round-off), otherwise in batched chunks whose combined support stays within
-    N (l1 round-off). Returns the items left for the Fourier domain, log(1 + relative)
-    and l1 round-off."""
+    relative round-off), otherwise in chunks whose combined support stays within N, each
+    in one batched transform (l1 round-off) or, where it holds many factors of a large
+    support, in a tree of pairs (:func:`_tree_conv`). Returns the items left for the
+    Fourier domain, log(1 + relative) and l1 round-off."""
     conv = 0.0
     l1 = 0.0
     while len(items) > 1:
@@ -658,6 +688,11 @@ def _merge_singles(items: list[_Tilted], N: int) -> tuple[list[_Tilted], float, 
         for ch in chunks:
             if len(ch) == 1:
                 out.append(ch[0])
+            elif len(ch) >= _TREE_ROWS and sum(it.w.size for it in ch) >= _TREE_POINTS:
+                it, c, e = _tree_conv(ch)
+                conv += c
+                l1 += e
+                out.append(it)
             else:
                 it, e = _conv_chunk(ch)
                 l1 += e

@@ -382,3 +382,28 @@ def test_batched_convolution_error_is_within_its_bound(k, size):
         exact = np.convolve(exact, t.w.astype(np.longdouble))
     assert it.k0 == sum(range(k)) and it.w.size == exact.size
     assert float(np.sum(np.abs(it.w.astype(np.longdouble) - exact))) <= err
+
+
+@pytest.mark.parametrize(("k", "size"), [(16, 1200), (23, 700), (40, 30)])
+def test_tree_of_pairs_error_is_within_its_bound(k, size):
+    """A chunk convolved by pairs (direct products for small pairs, transforms for large
+    ones): its l1 error against the direct convolution in long double is at most its l1
+    round-off plus its relative round-off times the mass, the bounds the composition
+    charges; the result is that of one batched transform within both bounds."""
+    from gdp.engine.fourier import _conv_chunk, _Tilted, _tree_conv
+
+    rng = np.random.default_rng(11)
+    items = []
+    for i in range(k):
+        w = rng.random(size + 37 * i) ** 8
+        items.append(_Tilted(i, w / w.sum(), 0.0, 0.0, 0.0))
+    it, conv, l1 = _tree_conv(items)
+    exact = np.ones(1, dtype=np.longdouble)
+    for t in items:
+        exact = np.convolve(exact, t.w.astype(np.longdouble))
+    assert it.k0 == sum(range(k)) and it.w.size == exact.size
+    err = float(np.sum(np.abs(it.w.astype(np.longdouble) - exact)))
+    bound = l1 + math.expm1(conv) * float(np.sum(exact))
+    assert 0.0 < err <= bound
+    batched, e_b = _conv_chunk(items)
+    assert float(np.sum(np.abs(batched.w - it.w))) <= bound + e_b
