@@ -633,8 +633,8 @@ def _conv_chunk(items: list[_Tilted]) -> tuple[_Tilted, float]:
 # a chunk of at least this many factors and points is convolved in a tree of pairs
 # (_tree_conv), not in one batched transform, which pads every factor to the chunk's whole
 # support: 1,000 distinct subsampled Gaussians (chunks of 8 to 64 factors, 37k to 73k
-# points) merged in 0.64 s batched, about 0.25 s less in trees; chunks of 8 factors
-# (4 ms) or of small support (tiny factors: a call per pair costs more) stay batched
+# points) merged in 0.64-0.82 s batched, 0.42-0.45 s in trees; chunks of 8 factors (4 ms)
+# or of small support (tiny factors: a call per pair costs more) stay batched
 _TREE_ROWS = 16
 _TREE_POINTS = 1 << 14
 
