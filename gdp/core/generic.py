@@ -118,16 +118,17 @@ _PROBE_RATIOS = np.concatenate([np.outer(10.0 ** np.arange(10), [1.0, 2.0, 5.0])
 
 def _golden_max(g: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int,
                 iters: int = 90, *, slope: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Maximise ``n`` concave functions ``g(x, rows)`` (vectorised over rows) on [0, 1].
 
     Golden-section search in ``x``; rows whose bracket collapses onto 0 (a maximiser below
     ~1e-15) are searched again in ``log x`` down to 1e-300, so tiny maximisers are found
-    to relative precision. Returns ``(x, upper)``: the maximiser found and a certified
-    upper bound on the maximum (up to float rounding of ``g``): ``g`` is evaluated at
-    points at geometrically growing distances (1e-8 x, 1e-7 x, ...) on both sides of
-    ``x`` and at 0 and 1, and :func:`_concave_upper` bounds it from its secants (``slope``
-    as there).
+    to relative precision. Returns ``(x, upper, best, at)``: the maximiser found, a
+    certified upper bound on the maximum (up to float rounding of ``g``): ``g`` is
+    evaluated at points at geometrically growing distances (1e-8 x, 1e-7 x, ...) on both
+    sides of ``x`` and at 0 and 1, and :func:`_concave_upper` bounds it from its secants
+    (``slope`` as there); and the largest of those values with its point, which the
+    maximum is at least (up to the rounding of ``g`` there).
     """
     rows = np.arange(n)
     g0 = np.asarray(g(np.zeros(n), rows), dtype=float)
@@ -164,24 +165,9 @@ def _golden_max(g: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int,
                          np.clip(x + dist, 0.0, 1.0), [np.ones(n)]])
     vs = np.stack([np.asarray(g(xi, rows), dtype=float) for xi in xs])
     upper = _concave_upper(xs, vs, slope)
-    return x, upper
-
-
-def _golden_best(g: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int,
-                 slope: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The largest value of ``g`` (``n`` concave functions of :func:`_golden_max`) at the
-    maximiser found and its probes, and the point where it was found: the maximum is at
-    least that value (up to the rounding of ``g`` there)."""
-    rows = np.arange(n)
-    x, _ = _golden_max(g, n, slope=slope)
-    room = np.minimum(x, 1.0 - x)
-    h = np.maximum(np.where(room > 0, 1e-8 * room, 0.0), 4.0 * np.spacing(x))
-    xs = np.stack([np.zeros(n), np.clip(x - h, 0.0, 1.0), x, np.clip(x + h, 0.0, 1.0),
-                   np.ones(n)])
-    vs = np.stack([np.asarray(g(xi, rows), dtype=float) for xi in xs])
-    vs = np.where(np.isnan(vs), -np.inf, vs)
-    k = np.argmax(vs, axis=0)
-    return vs[k, rows], xs[k, rows]
+    seen = np.where(np.isnan(vs), -np.inf, vs)
+    k = np.argmax(seen, axis=0)
+    return x, upper, seen[k, rows], xs[k, rows]
 
 
 def _numeric_hockey(f: Hooks, eps: np.ndarray) -> np.ndarray:
@@ -253,7 +239,7 @@ def _profile_bound(f: Hooks, eps: np.ndarray, inverse: bool, lower: bool) -> np.
                 return np.asarray(f._one_minus_f(x), dtype=float) - s[rows] * x
             slope = s
         if lower:
-            best, x = _golden_best(g, n, slope=slope)
+            _, _, best, x = _golden_max(g, n, slope=slope)
             err = 4.0 + (_VALUE_ULPS + 2.0) * s if inverse else _VALUE_ULPS + 2.0 * s * x
             out[fin] = best - EPS * (err + np.abs(best))
         else:
@@ -290,7 +276,7 @@ def _numeric_loss_sf(f: Hooks, t: np.ndarray) -> np.ndarray:
         def g(x, rows):
             return np.asarray(f._one_minus_f(a0 * x), dtype=float) - s[rows] * (a0 * x)
 
-        x, _ = _golden_max(g, int(mid.sum()))
+        x = _golden_max(g, int(mid.sum()))[0]
         out[mid] = a0 * x
     return np.clip(out, 0.0, 1.0)
 

@@ -102,9 +102,17 @@ def _disc_pess_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     parts of the factors (:func:`~gdp.engine.lattice._parts` of their points): each
     factor's lattice is made of its own cells alone, so the parts decide only the arrays'
     sizes (the same lattices, bit for bit)."""
+    return _in_parts(_disc_pess_part, laws, h, wins, offs)
+
+
+def _in_parts(fn, laws: list[Law], h: float, wins: list[tuple[int, int]], offs: list[float],
+              cap: int | None = None) -> list[_Lat]:
+    """``fn(laws, h, wins, offs)`` on consecutive parts of the factors
+    (:func:`~gdp.engine.lattice._parts` of their windows' sizes, at most ``cap`` points),
+    the lattices concatenated."""
     out: list[_Lat] = []
-    for i, j in _parts([kb - ka + 1 for ka, kb in wins]):
-        out += _disc_pess_part(laws[i:j], h, wins[i:j], offs[i:j])
+    for i, j in _parts([kb - ka + 1 for ka, kb in wins], cap):
+        out += fn(laws[i:j], h, wins[i:j], offs[i:j])
     return out
 
 
@@ -269,10 +277,7 @@ def _disc_opt_batch(laws: list[Law], h: float, wins: list[tuple[int, int]],
     garbling of each factor's law whatever the parts, the parts moving the balanced masses
     in their last bits only (the fixed-point rounds stop when the part's factors have
     converged)."""
-    out: list[_Lat] = []
-    for i, j in _parts([kb - ka + 1 for ka, kb in wins], _OPT_PART_POINTS):
-        out += _disc_opt_part(laws[i:j], h, wins[i:j], offs[i:j])
-    return out
+    return _in_parts(_disc_opt_part, laws, h, wins, offs, _OPT_PART_POINTS)
 
 
 def _disc_opt_part(laws: list[Law], h: float, wins: list[tuple[int, int]],
