@@ -798,3 +798,13 @@ def test_piecewise_keeps_tiny_q_tails():
     assert_allclose(f.hockey_stick(eps), 1e-30 - np.exp(eps) * 1e-40, rtol=1e-12)
     assert_allclose(f.delta(eps), 1e-30 - np.exp(eps) * 1e-40, rtol=1e-9)
     assert f.epsilon(1e-31) > 22.9  # delta(eps) = 1e-31 at eps = log(9e9) = 22.92
+
+
+def test_bracket_lower_profile_bounds_the_truth_from_below():
+    # a bracket's lower profile is its upper curve's: the truth lies between the curves,
+    # so its profile is at least the upper curve's (the lower curve's lies above it)
+    b = Bracketed(lower=gdp.G_mu(1.1), upper=gdp.G_mu(0.9))
+    e = np.array([0.0, 0.5, 1.0, 2.0, 4.0])
+    truth = gdp.G_mu(1.0).hockey_stick(e)
+    assert np.all(b._hockey_lower(e) <= truth)
+    assert np.all(b._hockey(e) >= truth)
