@@ -245,6 +245,8 @@ def test_refinement_skips_the_narrow_window_once_the_wide_one_won(monkeypatch, f
     # sigma = 0.838, p = 6.3e-6, T = 3: each refined step built the frame whose window holds
     # all but 1e-8 of the tilted mass, then the one at 1e-30, which answered better every
     # time (a third of the answer's time); past the first step at a tilt, only the wide one
+    # (since the bulk's step is taken at once, _Engine._resolved, one step follows the
+    # first at that tilt: one narrow frame fewer, where the ladder of steps saved four)
     from gdp.engine import numeric
 
     s, p, t, delta = 0.8375396222970168, 6.299267027038321e-06, 3, 1.0464081770762607e-06
@@ -262,5 +264,5 @@ def test_refinement_skips_the_narrow_window_once_the_wide_one_won(monkeypatch, f
     built.clear()
     forget_memo("wide-won")
     assert float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta)) == eps
-    assert len(built) >= skipping + 4
+    assert len(built) >= skipping + 1
     assert 4.1e-5 < eps < 4.12e-5

@@ -141,3 +141,22 @@ def test_the_rule_at_the_frames_own_spread_where_the_plans_is_far_wider():
     bracket 7.3% wide (the other side's halvings were capped the same way). Now 0.77020,
     the bracket 0.40% wide."""
     _check("long run, plan spread")
+
+
+def test_a_bulk_the_first_step_does_not_resolve_is_resolved_at_once():
+    """sigma = 0.838, p = 6.3e-6, T = 3, delta = 1.05e-6 (the engine sweep's slowest few-step
+    row): each step's bulk is about 3e-5 wide and the true ε about 4.11e-5, far below the
+    moment bound that planned the first step (2.3e-3). The answers at steps coarser than
+    the bulk are about one step each (1.98e-3, 1.78e-4, 5.5e-5), and the δ questions
+    planned at them, then the error estimates, went down a ladder of seven sound frames.
+    The δ question at the first answer now takes a sixteenth of the bulk's quartile spread:
+    three frames, the same answer. Its bracket (the lower end a bound of its own) is at
+    most 0.1% wide: the answer within 0.1% of the truth."""
+    h = gdp.dpsgd(sigma=0.8375396222970168, p=6.299267027038321e-06, steps=3)
+    delta = 1.0464081770762607e-06
+    eps = float(h.epsilon(delta))
+    engine = h.sound.engine
+    steps = {k[2:4] for k in engine._frames if k[:2] == ("pess", 1)}
+    assert len(steps) <= 3
+    lo, hi = (float(v) for v in h.epsilon_bounds(delta))
+    assert hi == eps and 0.0 < lo <= hi <= 1.001 * lo
