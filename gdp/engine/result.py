@@ -252,6 +252,16 @@ class Composition(Bracketed):
     def _hockey(self, eps):
         return np.clip(self.sound.delta(np.asarray(eps, dtype=float)), 0.0, 1.0)
 
+    def _hockey_lower(self, eps):
+        """A lower bound on this order's profile: the other side's δ (each answer a bound on
+        its side, rounding included; :meth:`delta_bounds`' lower end, before the
+        symmetrisation), 0 where it gives none. What subsampling this curve takes for its
+        own lower end (:meth:`~gdp.sampling.subsampling.Subsampled.delta_bounds`), which was
+        0 before: the upper curve has no lower profile of its own."""
+        with np.errstate(all="ignore"):
+            lo = np.asarray(self.other.delta(np.asarray(eps, dtype=float)), dtype=float)
+        return np.clip(np.nan_to_num(lo, nan=0.0, posinf=1.0), 0.0, 1.0) + 0.0  # (no -0.0)
+
     def _epsilon(self, delta):
         if self.symmetric:
             return self.sound.epsilon(np.asarray(delta, dtype=float))

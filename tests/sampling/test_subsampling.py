@@ -348,3 +348,22 @@ def test_subsampled_curve_known_by_its_values_keeps_its_bracket(delta):
     assert hi - lo <= 1e-4 * hi
     d_lo, d_hi = f.delta_bounds(hi)
     assert 0.0 < d_lo <= float(g.delta_bounds(hi)[0]) and d_hi >= float(g.delta(hi))
+
+
+def test_subsampled_numeric_composition_keeps_its_bracket():
+    # subsample() of a numeric composition: its lower ends come from the composition's other
+    # side (they were 0: the upper curve has no lower profile of its own); G_0.5 composed 4
+    # times through the numeric path is G_1, whose subsampled curve is a closed form
+    c = gdp.from_callable(lambda a: gdp.G_mu(0.5)(a)) ** 4
+    assert isinstance(c, Composition)
+    f, g = gdp.subsample(c, 0.3), gdp.subsample(gdp.G_mu(1.0), 0.3)
+    for delta in (1e-3, 1e-10):
+        lo, hi = f.epsilon_bounds(delta)
+        glo, ghi = g.epsilon_bounds(delta)
+        assert 0.0 < lo <= glo <= ghi <= hi
+        assert hi - lo <= 1e-2 * hi
+    for eps in (0.5, 2.0):
+        lo, hi = f.delta_bounds(eps)
+        glo, ghi = g.delta_bounds(eps)
+        assert 0.0 < lo <= glo <= ghi <= hi
+        assert lo >= 0.95 * hi
