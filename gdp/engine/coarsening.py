@@ -49,6 +49,7 @@ from .._numerics import EPS
 from .fourier import (
     _DOUBLE,
     _KGF,
+    _Bounds,
     _compose,
     _ends,
     _guided_window,
@@ -120,17 +121,23 @@ def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
     from scipy import fft as sfft  # loaded on first use (import time)
 
     kgf = _KGF([(lat, m)], h)
-    (_,), (mp,), (vp,) = plan(np.array([lam]))
-    (_,), (ml,), (vl,) = kgf(np.array([lam]))
-    close = vp > 0 and vl > 0 and abs(m * mp - ml) <= 0.25 * math.sqrt(vl) and \
-        0.64 < m * vp / vl < 1.5625
-    guide = plan.power(m) if close else kgf.pooled(0.01 / (1.0 + lam))
-    bd = _guided_window(kgf, guide, lam, log_eta, h)
-    if lam > 0:
-        up = _window(guide, 0.0, log_tol, h)
-        bd.B, bd.b_hi = max(bd.B, up.B), (bd.b_hi if bd.B >= up.B else up.b_hi)
     off = m * lat.off
-    KA, KB, reach_hi, reach_lo = _span(kgf, bd, off, h)
+    if m == 1:
+        # (one factor: its whole lattice, no tail to bound; its window is the factor's own,
+        # and the windows' root searches cost more than the coarsening itself)
+        bd = _Bounds(kgf.tmin, kgf.tmax, lam, lam)
+        KA, KB, reach_hi, reach_lo = _span(kgf, bd, off, h, True, True)
+    else:
+        (_,), (mp,), (vp,) = plan(np.array([lam]))
+        (_,), (ml,), (vl,) = kgf(np.array([lam]))
+        close = vp > 0 and vl > 0 and abs(m * mp - ml) <= 0.25 * math.sqrt(vl) and \
+            0.64 < m * vp / vl < 1.5625
+        guide = plan.power(m) if close else kgf.pooled(0.01 / (1.0 + lam))
+        bd = _guided_window(kgf, guide, lam, log_eta, h)
+        if lam > 0:
+            up = _window(guide, 0.0, log_tol, h)
+            bd.B, bd.b_hi = max(bd.B, up.B), (bd.b_hi if bd.B >= up.B else up.b_hi)
+        KA, KB, reach_hi, reach_lo = _span(kgf, bd, off, h)
     N = sfft.next_fast_len(max(KB - KA + 1, 16), real=True)
     if N > max_points:
         raise ValueError(f"a block of {m} factors needs {N} points, more than "

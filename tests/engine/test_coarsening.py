@@ -10,7 +10,10 @@ import pytest
 
 import gdp
 from gdp.engine import numeric
-from gdp.engine.coarsening import _coarsen
+from gdp.engine.coarsening import _block, _coarsen
+from gdp.engine.fourier import _KGF
+from gdp.engine.lattice import _disc_pess
+from gdp.engine.laws import GaussianLaw
 from gdp.engine.numeric import compose_numeric
 
 
@@ -34,6 +37,24 @@ def test_split_keeps_both_masses_and_raises_the_profile(lam):
     assert grow <= math.exp(lam * r * h) * (1 + 1e-12)
     for eps in np.linspace(t[0] - 0.01, t[-1] + 0.01, 41):
         assert _profile(tc, qc, eps) >= _profile(t, q, eps) * (1 - 1e-12) - 1e-300
+
+
+@pytest.mark.parametrize("lam", [0.5, 6.0])
+def test_a_block_of_one_factor_keeps_its_whole_lattice(lam):
+    # (the rest of a long power beside its blocks: one factor coarsened as it is, with no
+    # window of its own and so no tail charged; its Q-masses and P-masses kept)
+    h, r = 2e-3, 4
+    law = GaussianLaw(0.3)
+    lat = _disc_pess(law, h, int(-5.0 / h), int(5.0 / h))  # (about 17 spreads each way)
+    t = (lat.k0 + np.arange(lat.q.size)) * h + lat.off
+    plan = _KGF.of_atoms([(t, lat.q, 1)])
+    b = _block(lat, 1, h, r, lam, math.log(1e-8), math.log(1e-12), 1 << 20, plan)
+    q = np.exp(b.log_q)
+    assert b.q_inf == pytest.approx(lat.q_inf, rel=1e-13, abs=1e-300)
+    assert math.isclose(float(q.sum()), float(lat.q.sum()), rel_tol=1e-12)
+    assert math.isclose(float((q * np.exp(-b.t)).sum()), float((lat.q * np.exp(-t)).sum()),
+                        rel_tol=1e-12)
+    assert b.t[0] <= t[0] and b.t[-1] >= t[-1]
 
 
 def _blocked_taken(h) -> bool:
