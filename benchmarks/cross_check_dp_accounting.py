@@ -19,6 +19,11 @@ three flags it was run on). At seed 20261128, 8 of 80 flagged, all at δ ≤ 1.4
 ε ≥ 17: where decided, gdp was right (one step at δ = 3.4e-15 against its 30-digit closed
 form, dp-accounting 1% high; T = 51 at δ = 6.4e-15 by the Monte Carlo; at δ = 2.3e-12
 prv-accountant's bounds exclude dp-accounting's pessimistic ε and hold gdp's bracket).
+At seed 20261129, 8 of 80, all at δ ≤ 3.5e-13; in four dp-accounting's optimistic ε lies
+above its pessimistic one. Two steps at σ = 3.128, p = 0.0121, δ = 7.1e-15, decided by
+40-digit quadrature (``tests/engine/data/make_two_step_reference.py``): the truth is
+0.0971315, inside gdp's [0.0971204, 0.0971678]; dp-accounting's 0.09771 / 0.09781 both
+lie 0.6% above it.
 Run::
 
     python benchmarks/cross_check_dp_accounting.py --seed 20261127 --n 60

@@ -2436,9 +2436,9 @@ class _Engine:
         δ = 1.05e-6: answers of 1.98e-3, 1.78e-4, 5.5e-5, then refinements at steps of
         3e-5, 7.4e-6 and 1.9e-6, to 4.11e-5 at 1.1e-6; at a sixteenth of the spread,
         1.56e-6, the first answer is within 0.07% and one step finer ends it: three sound
-        frames instead of seven, 20 instead of 27 ms). The step keeps the planned frame's window to about 2**20 points
-        (:meth:`_clamped_step`). A heuristic for speed only: every frame's answer is a
-        bound."""
+        frames instead of seven, 20 instead of 27 ms). The step keeps the planned frame's
+        window to about 2**20 points (:meth:`_clamped_step`). A heuristic for speed only:
+        every frame's answer is a bound."""
         if pd is None:
             return pd
         if pd[1] == lx and pd[0] > hx:
