@@ -2424,11 +2424,12 @@ class _Engine:
     def _resolved(self, side: str, order: int, pd: tuple[float, float] | None, px: float,
                   hx: float, lx: float) -> tuple[float, float] | None:
         """The frame ``pd`` (step, tilt) of the δ question :meth:`_refine_step` plans at
-        ``px``, the answer of the frame of step ``hx`` and tilt ``lx``: where that answer
-        is at most two of its steps (the answer of a step that does not resolve it) and
-        the planned step leaves a factor's bulk unresolved (:meth:`_bulk_unresolved`), a
-        sixteenth of the factor's Q-quartile spread if finer; and at ``lx`` itself, at most
-        ``hx`` (a step finer than the plan's, taken so, is kept).
+        ``px``, the answer of the frame of step ``hx`` and tilt ``lx``. On the sound side,
+        where that answer is at most two of its steps (the answer of a step that does not
+        resolve it) and the planned step leaves a factor's bulk unresolved
+        (:meth:`_bulk_unresolved`): a sixteenth of the factor's Q-quartile spread if finer,
+        where the planned frame's window holds at most 2**14 points at that step. At ``lx``
+        itself, at most ``hx`` (a step finer than the plan's, taken so, is kept).
 
         A rarely sampled step's answer at a step coarser than its bulk is about one step,
         whatever the truth below it, and the δ question planned at that answer refines the
@@ -2436,21 +2437,27 @@ class _Engine:
         δ = 1.05e-6: answers of 1.98e-3, 1.78e-4, 5.5e-5, then refinements at steps of
         3e-5, 7.4e-6 and 1.9e-6, to 4.11e-5 at 1.1e-6; at a sixteenth of the spread,
         1.56e-6, the first answer is within 0.07% and one step finer ends it: three sound
-        frames instead of seven, 20 instead of 27 ms). The step keeps the planned frame's
-        window to about 2**20 points (:meth:`_clamped_step`). A heuristic for speed only:
-        every frame's answer is a bound."""
+        frames instead of seven, 20 instead of 27 ms). The other side follows the sound
+        side's steps as before. A heuristic for speed only: every frame's answer is a
+        bound."""
         if pd is None:
             return pd
         if pd[1] == lx and pd[0] > hx:
             return hx, lx
-        if not px <= 2.0 * hx or not self._bulk_unresolved(order, *pd):
+        if side != "pess" or not px <= 2.0 * hx or not self._bulk_unresolved(order, *pd):
             return pd
         i = 0 if len(self.groups) == 1 else self._long_groups()[0]
         ql, qh, _, _ = self._quantiles(self.factors(order)[i].pess, 0.25)
         if not 0.0 < qh - ql < 16.0 * pd[0]:
             return pd
-        # (the window of the planned frame caps the points, as for a refined step)
-        hb = self._clamped_step((qh - ql) / 16.0, self._window_spread(side, order, *pd))
+        # (only where the planned frame's window holds at most 2**14 points at that step:
+        # wider windows at a bulk step (σ = 0.4, p = 1e-6, 3 steps, δ = 1e-6: 311,040
+        # points) sent the refinement past the cap of 2**20, the other side after it, and
+        # the bracket went from 0.43% to 4.7% wide)
+        hb, spread = (qh - ql) / 16.0, self._window_spread(side, order, *pd)
+        if not 16.0 * spread <= 2.0 ** 14 * hb:
+            return pd
+        hb = self._clamped_step(hb, spread)
         return (hb, pd[1]) if hb < pd[0] else pd
 
     def _with_extended(self, side: str, order: int, h: float, lam: float, delta: float,
