@@ -80,6 +80,7 @@ from .lattice import _Lat, _parts
 __all__ = []
 
 _NEG = -1e300  # stands for log 0 in max computations
+_EVAL_PART = 1 << 16  # atoms per part of a cumulant generating function's evaluation
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,22 +252,44 @@ class _KGF:
         return out
 
     def _eval(self, b: np.ndarray, derivs: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(K, K', K'') at the tilts ``b``: each factor's log-sum-exp, tilted mean and
+        variance, weighted by its multiplicity and summed. Over ``_EVAL_PART`` atoms, by
+        parts of whole factors (each factor's values are those of one pass, bit for bit:
+        its reductions see its own atoms only): the temporaries of one pass were fresh
+        arrays of tens of MB whose pages the system maps anew on every evaluation (1,000
+        distinct subsampled Gaussians, 2.9 million atoms: 0.28 s for one tilt, 0.04 s in
+        memory already mapped)."""
         if self.empty:
             z = np.zeros(b.shape)
             return np.full(b.shape, -np.inf), z, z.copy()
         if self.starts.size == 1:
             return self._eval_one(b, derivs)
-        w = self.lq[None, :] + b[:, None] * self.t[None, :]
-        m = np.maximum.reduceat(w, self.starts, axis=1)
-        e = np.exp(w - m[:, self.seg])
-        s0 = np.add.reduceat(e, self.starts, axis=1)
-        Ki = m + np.log(s0)
+        if self.t.size <= _EVAL_PART:
+            Ki, mean_i, var_i = _factor_moments(self.t, self.lq, self.starts, self.seg, b,
+                                                derivs)
+        else:
+            F = self.starts.size
+            Ki = np.empty((b.size, F))
+            mean_i, var_i = (np.empty((b.size, F)), np.empty((b.size, F))) if derivs else \
+                (None, None)
+            ends = np.append(self.starts[1:], self.t.size)
+            f0 = 0
+            while f0 < F:
+                # (whole factors, as many as fit in a part; one at least)
+                f1 = max(int(np.searchsorted(ends, self.starts[f0] + _EVAL_PART, "right")),
+                         f0 + 1)
+                a0, a1 = int(self.starts[f0]), int(ends[f1 - 1])
+                k, mn, vr = _factor_moments(self.t[a0:a1], self.lq[a0:a1],
+                                            self.starts[f0:f1] - a0, self.seg[a0:a1] - f0,
+                                            b, derivs)
+                Ki[:, f0:f1] = k
+                if derivs:
+                    mean_i[:, f0:f1] = mn
+                    var_i[:, f0:f1] = vr
+                f0 = f1
         K = _sum(Ki * self.n[None, :])
         if not derivs:
             return K, np.zeros(b.shape), np.zeros(b.shape)
-        mean_i = np.add.reduceat(e * self.t[None, :], self.starts, axis=1) / s0
-        d = self.t[None, :] - mean_i[:, self.seg]
-        var_i = np.add.reduceat(e * d * d, self.starts, axis=1) / s0
         return K, _sum(mean_i * self.n[None, :]), _sum(var_i * self.n[None, :])
 
     def _eval_one(self, b: np.ndarray, derivs: bool
@@ -310,6 +333,24 @@ class _KGF:
         tot = float(np.sum(self.n))
         slack = EPS * tot * (4.0 * (np.abs(b) * self.scale + 750.0) + self.t.size + 8.0)
         return K + slack + 1e-12 * np.abs(K)
+
+
+def _factor_moments(t: np.ndarray, lq: np.ndarray, starts: np.ndarray, seg: np.ndarray,
+                    b: np.ndarray, derivs: bool) -> tuple[np.ndarray, Any, Any]:
+    """Per factor (atoms ``t``, log masses ``lq``, factor ``f`` from ``starts[f]`` on,
+    ``seg`` the factor of each atom) and tilt of ``b``: the log of its tilted mass, and
+    (``derivs``) its tilted mean and variance (None else)."""
+    w = lq[None, :] + b[:, None] * t[None, :]
+    m = np.maximum.reduceat(w, starts, axis=1)
+    e = np.exp(w - m[:, seg])
+    s0 = np.add.reduceat(e, starts, axis=1)
+    Ki = m + np.log(s0)
+    if not derivs:
+        return Ki, None, None
+    mean_i = np.add.reduceat(e * t[None, :], starts, axis=1) / s0
+    d = t[None, :] - mean_i[:, seg]
+    var_i = np.add.reduceat(e * d * d, starts, axis=1) / s0
+    return Ki, mean_i, var_i
 
 
 def _lattice_atoms(lat: _Lat, h: float, n: int) -> tuple[np.ndarray, np.ndarray, int]:

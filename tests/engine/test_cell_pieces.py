@@ -198,3 +198,25 @@ def test_stacked_cells_by_parts_are_one_pass_bit_for_bit(monkeypatch):
     keep[between] = False
     for a, b in zip(parts, whole, strict=True):
         np.testing.assert_array_equal(a[keep], b[keep])
+
+
+def test_cumulant_generating_function_by_parts_is_one_pass_bit_for_bit(monkeypatch):
+    # a long list's cumulant generating function evaluated over parts of whole factors
+    # (one factor longer than a part among them): K, K' and K'' at several tilts at once,
+    # those of one pass, bit for bit
+    from gdp.engine import fourier
+
+    rng = np.random.default_rng(5)
+    parts = []
+    for i, size in enumerate([40, 700, 3, 1500, 90, 260, 11, 900]):
+        t = np.sort(rng.normal(0.0, 0.5, size))
+        parts.append((t, rng.random(size) * np.exp(-t * t), 1 + i % 3))
+    kgf = fourier._KGF.of_atoms(parts)
+    b = np.array([0.0, 0.4, 3.0, 11.0])
+    monkeypatch.setattr(fourier, "_EVAL_PART", 1000)
+    by_parts = kgf._eval(b, True)
+    monkeypatch.setattr(fourier, "_EVAL_PART", 1 << 30)
+    whole = kgf._eval(b, True)
+    for a, w in zip(by_parts, whole, strict=True):
+        np.testing.assert_array_equal(a, w)
+    np.testing.assert_array_equal(kgf._eval(b, False)[0], whole[0])
