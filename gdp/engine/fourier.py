@@ -81,6 +81,7 @@ __all__ = []
 
 _NEG = -1e300  # stands for log 0 in max computations
 _EVAL_PART = 1 << 16  # atoms per part of a cumulant generating function's evaluation
+_BUILD_AT_ONCE = 16   # factors from which a cumulant generating function is built at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +156,12 @@ class _KGF:
                ) -> None:
         """The atoms of ``parts`` kept (positive mass, finite loss), each factor's sorted
         by loss (a stable sort; none where they ascend already, as on a lattice). Each
-        factor's arrays are copied once (no array is shared with the caller's)."""
+        factor's arrays are copied once (no array is shared with the caller's). Many factors
+        (``_BUILD_AT_ONCE`` or more) are filtered and their logarithms taken at once, the
+        same values (a test)."""
+        if len(parts) >= _BUILD_AT_ONCE:
+            self._build_at_once(parts, logs)
+            return
         ts, lqs, starts, ns = [], [], [], []
         pos = 0
         lo = hi = 0.0
@@ -184,6 +190,48 @@ class _KGF:
         self.tmin, self.tmax = lo, hi  # support of the composed law
         self.scale = max(abs(float(np.max(self.t))), abs(float(np.min(self.t))))
         self._memo: dict = {}
+
+    def _build_at_once(self, parts: list[tuple[np.ndarray, np.ndarray, int]], logs: bool
+                       ) -> None:
+        """:meth:`_build` of many factors: one concatenation, one filter, one logarithm (a
+        thousand factors' per-factor calls took 0.06 s of a build's 0.07), the factors that
+        do not ascend sorted alone; the support's ends summed factor by factor, in order."""
+        sizes = np.array([np.size(t) for t, _, _ in parts], dtype=np.int64)
+        T = np.concatenate([np.asarray(t, dtype=float) for t, _, _ in parts])
+        Q = np.concatenate([np.asarray(q, dtype=float) for _, q, _ in parts])
+        keep = (Q > -np.inf if logs else Q > 0) & np.isfinite(T)
+        if keep.all():  # (lattice atoms: kept already)
+            cnt = sizes
+        else:
+            fid = np.repeat(np.arange(len(parts)), sizes)[keep]
+            T, Q = T[keep], Q[keep]
+            cnt = np.bincount(fid, minlength=len(parts))
+        present = np.flatnonzero(cnt)
+        last = np.cumsum(cnt[present]) - 1
+        first = last - cnt[present] + 1
+        down = np.flatnonzero(T[1:] < T[:-1])
+        if down.size:  # (factors that do not ascend, sorted alone; not their boundaries)
+            boundary = np.zeros(T.size + 1, dtype=bool)
+            boundary[first] = True
+            down = down[~boundary[down + 1]]
+            for j in np.unique(np.searchsorted(first, down, side="right") - 1).tolist():
+                sl = slice(int(first[j]), int(last[j]) + 1)
+                order = np.argsort(T[sl], kind="stable")
+                T[sl], Q[sl] = T[sl][order], Q[sl][order]
+        ns = [parts[f][2] for f in present.tolist()]
+        lo = hi = 0.0
+        for n, a, b in zip(ns, T[first].tolist(), T[last].tolist(), strict=True):
+            lo += n * a
+            hi += n * b
+        self.empty = present.size == 0
+        self.t = T if T.size else np.zeros(1)
+        self.lq = (Q if logs else np.log(Q)) if Q.size else np.zeros(1)
+        self.starts = first if present.size else np.zeros(1, dtype=np.int64)
+        self.n = np.array(ns if ns else [0], dtype=float)
+        self._seg = None
+        self.tmin, self.tmax = lo, hi  # support of the composed law
+        self.scale = max(abs(float(np.max(self.t))), abs(float(np.min(self.t))))
+        self._memo = {}
 
     @property
     def seg(self) -> np.ndarray:

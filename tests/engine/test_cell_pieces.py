@@ -220,3 +220,34 @@ def test_cumulant_generating_function_by_parts_is_one_pass_bit_for_bit(monkeypat
     for a, w in zip(by_parts, whole, strict=True):
         np.testing.assert_array_equal(a, w)
     np.testing.assert_array_equal(kgf._eval(b, False)[0], whole[0])
+
+
+@pytest.mark.parametrize("logs", [False, True])
+def test_cumulant_generating_function_built_at_once_is_built_factor_by_factor(
+        monkeypatch, logs):
+    # many factors' atoms filtered and logged at once: the same arrays and support as one
+    # factor at a time (factors out of order, atoms of no mass or infinite loss, a factor
+    # left empty)
+    from gdp.engine import fourier
+
+    rng = np.random.default_rng(3)
+    parts = []
+    for i in range(60):
+        k = int(rng.integers(0, 50))
+        t = np.sort(rng.normal(0.0, 1.0, k)) if i % 5 else rng.normal(0.0, 1.0, k)
+        q = rng.random(k)
+        q[rng.random(k) < 0.2] = 0.0
+        if k and i % 7 == 0:
+            t[0] = np.inf
+        with np.errstate(divide="ignore"):
+            parts.append((t, np.log(q) if logs else q, int(rng.integers(1, 5))))
+    parts.append((np.ones(3), np.full(3, -np.inf) if logs else np.zeros(3), 2))
+    at_once = fourier._KGF.__new__(fourier._KGF)
+    at_once._build(parts, logs)
+    monkeypatch.setattr(fourier, "_BUILD_AT_ONCE", 10**9)
+    one_by_one = fourier._KGF.__new__(fourier._KGF)
+    one_by_one._build(parts, logs)
+    for name in ("t", "lq", "starts", "n"):
+        np.testing.assert_array_equal(getattr(at_once, name), getattr(one_by_one, name))
+    assert (at_once.tmin, at_once.tmax, at_once.scale, at_once.empty) == \
+        (one_by_one.tmin, one_by_one.tmax, one_by_one.scale, one_by_one.empty)
