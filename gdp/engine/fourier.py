@@ -193,9 +193,10 @@ class _KGF:
 
     def _build_at_once(self, parts: list[tuple[np.ndarray, np.ndarray, int]], logs: bool
                        ) -> None:
-        """:meth:`_build` of many factors: one concatenation, one filter, one logarithm (a
-        thousand factors' per-factor calls took 0.06 s of a build's 0.07), the factors that
-        do not ascend sorted alone; the support's ends summed factor by factor, in order."""
+        """:meth:`_build` of many factors: one concatenation, one filter (none where every
+        atom is kept, as on lattices), one logarithm, the factors that do not ascend sorted
+        alone; the support's ends summed factor by factor, in order (1,000 distinct
+        subsampled Gaussians, 2.9 million atoms: 0.12 → 0.065 s for their four builds)."""
         sizes = np.array([np.size(t) for t, _, _ in parts], dtype=np.int64)
         T = np.concatenate([np.asarray(t, dtype=float) for t, _, _ in parts])
         Q = np.concatenate([np.asarray(q, dtype=float) for _, q, _ in parts])
