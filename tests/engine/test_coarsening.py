@@ -146,32 +146,20 @@ def test_blocks_in_extended_precision_stay_sound_on_a_gaussian(monkeypatch):
     assert (True, True) in built   # (an extended two-level level was built)
 
 
+@pytest.mark.parametrize("windows", ["quantiles", "tight"])
 def test_a_costly_fine_lattice_is_not_discretised_for_blocks_that_cannot_pay(
-        monkeypatch, quantile_windows, discretised_points):
+        request, monkeypatch, discretised_points, windows):
     """sigma = 0.786, p = 1.6e-4, T = 2.2M, delta = 1.2e-7 (the sweep's slowest): the
     planning law put the tilted spread far too wide, and the fine lattice of a block plan
     that the lattice law's own spread then turned down was discretised in vain; a lattice
     4 times coarser now tells so first. The same answer with that estimate skipped, and
-    fewer points discretised. In the windows of the quantiles (a tight engine's, ending
-    at the lower Q-quantile of the subsampled law, keep this fine lattice under the 2**17
-    points where the estimate starts: ``quantile_windows``)."""
-    built = discretised_points
-    args = dict(sigma=0.7864381983879981, p=0.00015966887039039156, steps=2222077)
-    delta = 1.2208313152106038e-07
-    eps = float(gdp.dpsgd(**args).epsilon(delta))
-    points = sum(built)
-    built.clear()
-    monkeypatch.setattr(numeric._Engine, "_block_may_pay", lambda self, *a: True)
-    assert float(gdp.dpsgd(**args).epsilon(delta)) == eps
-    assert points < 0.8 * sum(built)
-
-
-def test_the_tight_engines_fine_lattice_is_not_discretised_for_blocks_that_cannot_pay(
-        monkeypatch, discretised_points):
-    """The same configuration in the tight engine's own windows: its fine lattice holds
-    127,287 points, under the 2**17 where the estimate started then, and was discretised in
-    vain (17 of 83 ms); the estimate now starts at 2**16 points. The same answer with the
-    estimate skipped, and fewer points discretised."""
+    fewer points discretised. In the windows of the quantiles (``quantile_windows``: a
+    tight engine's twin's) the fine lattice holds over 2**17 points; in the tight engine's
+    own windows 127,287, under the 2**17 where the estimate started then (17 of 83 ms in
+    vain; it now starts at 2**16 points, at 1.25 times the coarse law's variance: twice it
+    let the plan pass)."""
+    if windows == "quantiles":
+        request.getfixturevalue("quantile_windows")
     built = discretised_points
     args = dict(sigma=0.7864381983879981, p=0.00015966887039039156, steps=2222077)
     delta = 1.2208313152106038e-07
