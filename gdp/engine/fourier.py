@@ -180,16 +180,10 @@ class _KGF:
             pos += t.size
             lo += n * float(t[0])
             hi += n * float(t[-1])
-        self.empty = pos == 0
         one = len(ts) == 1  # (the copies above are this object's own)
-        self.t = ts[0] if one else np.concatenate(ts) if ts else np.zeros(1)
-        self.lq = lqs[0] if one else np.concatenate(lqs) if lqs else np.zeros(1)
-        self.starts = np.array(starts if starts else [0], dtype=np.int64)
-        self.n = np.array(ns if ns else [0], dtype=float)
-        self._seg = None
-        self.tmin, self.tmax = lo, hi  # support of the composed law
-        self.scale = max(abs(float(np.max(self.t))), abs(float(np.min(self.t))))
-        self._memo: dict = {}
+        self._set(ts[0] if one else np.concatenate(ts) if ts else np.zeros(0),
+                  lqs[0] if one else np.concatenate(lqs) if lqs else np.zeros(0),
+                  np.array(starts, dtype=np.int64), ns, lo, hi)
 
     def _build_at_once(self, parts: list[tuple[np.ndarray, np.ndarray, int]], logs: bool
                        ) -> None:
@@ -224,15 +218,22 @@ class _KGF:
         for n, a, b in zip(ns, T[first].tolist(), T[last].tolist(), strict=True):
             lo += n * a
             hi += n * b
-        self.empty = present.size == 0
-        self.t = T if T.size else np.zeros(1)
-        self.lq = (Q if logs else np.log(Q)) if Q.size else np.zeros(1)
-        self.starts = first if present.size else np.zeros(1, dtype=np.int64)
+        self._set(T, Q if logs else np.log(Q), first, ns, lo, hi)
+
+    def _set(self, t: np.ndarray, lq: np.ndarray, starts: np.ndarray, ns: list,
+             lo: float, hi: float) -> None:
+        """The atoms of the factors kept (losses ``t``, log masses ``lq``, factor i from
+        ``starts[i]`` on, ``ns[i]`` times) and the composed support ``[lo, hi]``; with no
+        factor kept, one atom at 0 of no factor (:attr:`empty`)."""
+        self.empty = len(ns) == 0
+        self.t = t if ns else np.zeros(1)
+        self.lq = lq if ns else np.zeros(1)
+        self.starts = starts if ns else np.zeros(1, dtype=np.int64)
         self.n = np.array(ns if ns else [0], dtype=float)
         self._seg = None
         self.tmin, self.tmax = lo, hi  # support of the composed law
         self.scale = max(abs(float(np.max(self.t))), abs(float(np.min(self.t))))
-        self._memo = {}
+        self._memo: dict = {}
 
     @property
     def seg(self) -> np.ndarray:
