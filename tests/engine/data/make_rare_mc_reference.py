@@ -76,6 +76,9 @@ LONG = [
     # the rare-jump family (gdp.engine.jumps): delta about 2.4e-15 and 1.0e-15; the engine's
     # ordinary bracket at delta = 1e-15 was [0.0354, 0.0403], the split's [0.03551, 0.03555]
     (1 / 1.2, 3e-6, 10_000, [0.031, 0.0355], 200_000),
+    # a row of the sweep (delta = 1.447e-11): dp-accounting's pessimistic eps at 1e-3
+    # (1.4199) is below gdp's lower bracket end (1.4683)
+    (0.5474840674758684, 5.892441479305467e-06, 98_632, [1.42, 1.4684], 200_000),
 ]
 LONG_BATCH_CELLS = 20_000_000
 # sigma, p, steps, epsilons (the tilt from the first), samples: the tilted proposal
