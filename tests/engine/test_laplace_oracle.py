@@ -5,7 +5,11 @@ gdp's two-sided bracket must hold the reference (relative accuracy 1e-7, so a ma
 1e-6) and its sound end be within 0.2% of it. Some configurations are those where
 dp-accounting's pessimistic ε lies below gdp's bracket: the reference decides (e.g. σ = 1.414,
 p = 0.00628, T = 150,704, δ = 2.9e-11: reference 14.43151; dp-accounting's pessimistic ε
-14.4281 at discretisation 1e-3 and 14.3947 at 1e-4, both below the truth)."""
+14.4281 at discretisation 1e-3 and 14.3947 at 1e-4, both below the truth), and six flags of
+a fresh cross-check (seed 20261130, δ from 1.4e-15 to 4.1e-13), each decided for gdp: e.g.
+σ = 2.337, p = 0.0153, T = 513, δ = 1.35e-15, reference 1.253003, dp-accounting's ε at 1e-4
+1.4758 (optimistic) and 1.3746 (pessimistic); σ = 1.169, p = 0.256, T = 12,980,
+δ = 4.5e-14, reference 593.146, dp-accounting's 603.478 and 611.420."""
 
 from __future__ import annotations
 
