@@ -1205,12 +1205,14 @@ class _Engine:
             hs = _quantise(h / 4.0, self.h0, _STEPS_PER_OCTAVE) if self.gap == 0 else \
                 self._align(h / 4.0)
         pk = self.plan_kgf(order)
-        bd = _window(pk, lam, log_eta, h)
         tiny = 1e-9 * (1.0 + abs(pk.tmax) + abs(pk.tmin))
-        reach_hi, reach_lo = bd.B >= pk.tmax - tiny, bd.A <= pk.tmin + tiny
         (kp,), (mp,), (vp,) = pk(np.array([lam]))
+        # (the planning law's window, computed where it is read: a guided window below
+        # replaces it, and only a power in blocks reads its width first)
+        bd = None
         lv = None
-        if side == "pess":
+        if side == "pess" and self._long_groups() is not None:
+            bd = _window(pk, lam, log_eta, h)
             # (the planning window can be far too wide for tilted heavy tails: the width
             # expected from the tilted spread decides)
             width = min(bd.B - bd.A, 4.0 * math.sqrt(-2.0 * log_eta * max(vp, 0.0)))
@@ -1230,9 +1232,15 @@ class _Engine:
         # law's tail cells can mislead the Chernoff bound: 0.76 instead of 0.0024 below the
         # mean for sigma=0.489, p=2.5e-6, T=219, at a tilt of 5793)
         (kq,), (ml,), (vl,) = kl(np.array([lam]))
-        if all(math.isfinite(v) for v in (kp, mp, vp, kq, ml, vl)) and vp > 0 and vl > 0 \
-                and (abs(ml - mp) > 0.25 * math.sqrt(vl) or not 0.64 < vl / vp < 1.5625
-                     or bd.B - bd.A > 64.0 * math.sqrt(vl)):
+        moments = all(math.isfinite(v) for v in (kp, mp, vp, kq, ml, vl)) and vp > 0 and vl > 0
+        guided = moments and (abs(ml - mp) > 0.25 * math.sqrt(vl) or
+                              not 0.64 < vl / vp < 1.5625)
+        if not guided:
+            if bd is None:
+                bd = _window(pk, lam, log_eta, h)
+            guided = moments and bd.B - bd.A > 64.0 * math.sqrt(vl)
+            reach_hi, reach_lo = bd.B >= pk.tmax - tiny, bd.A <= pk.tmin + tiny
+        if guided:
             bd = _guided_window(kl, kl.pooled(0.01 / (1.0 + lam)), lam, log_eta, hs)
             reach_hi = bd.B >= kl.tmax - tiny
             reach_lo = bd.A <= kl.tmin + tiny
