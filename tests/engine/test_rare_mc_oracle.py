@@ -2,17 +2,22 @@
 discretisation; ``tests/engine/data/make_rare_mc_reference.py``, provenance in the data
 file): rarely sampled steps, the corner where Laplace inversion refuses and dp-accounting's
 two sides disagree: at σ = 1.346, p = 1.2e-4, T = 4 its optimistic ε at discretisation 1e-6
-(0.014527) lies above the truth (about 0.01447), and at σ = 0.739, p = 8.16e-6, T = 2022, δ
-= 1.1e-13 its pessimistic ε at 3e-5 (0.1217) lies below the truth (about 0.126), and at σ =
-0.547, p = 5.9e-6, T = 98,632, δ = 1.45e-11 (a row of the engine sweep) its pessimistic ε
-at 1e-3 (1.4199) lies below the truth (about 1.468); and heavily sampled steps at large ε
+(0.014527) lies above the truth (about 0.01447), and at σ = 0.739, p = 8.16e-6, T = 2022,
+δ = 1.1e-13 its pessimistic ε at 3e-5 (0.1217) lies below the truth (about 0.126), and at
+σ = 0.547, p = 5.9e-6, T = 98,632, δ = 1.45e-11 (a row of the engine sweep) its pessimistic
+ε at 1e-3 (1.4199) lies below the truth (about 1.468); and heavily sampled steps at large ε
 (an exponentially tilted proposal): at σ = 0.465, p = 0.625, T = 1,273, δ = 1.03e-5 both of
 dp-accounting's values at 1e-4 (1694.163 and 1694.226) lie above the truth (about 1693.25),
 and at σ = 0.661, p = 0.25, T = 51, δ = 6.37e-15 its optimistic ε (51.421) lies 0.2% above
 the truth (about 51.314, inside gdp's bracket [51.309, 51.325]); and the rare-jump family
 (σ = 1/1.2, p = 3e-6, T = 10,000, δ about 1e-15), answered from the split by the number of
 jumps (:mod:`gdp.engine.jumps`), where the ordinary sound δ at ε = 0.0355 was 1.7e-15
-against the estimate's 1.006e-15.
+against the estimate's 1.006e-15. Flags of two fresh cross-checks (seeds 20261130 and
+20261201, δ from 1.2e-15 to 2.0e-13) where Laplace inversion refuses are decided here too:
+at σ = 1.143, p = 1.07e-3, T = 7,598, δ = 1.16e-15 dp-accounting's ε at 1e-4 (3.500 and
+2.941) lie far above the truth (about 1.03), at σ = 0.494, p = 0.0040, T = 859, δ = 2.4e-15
+likewise (29.12 and 28.97 against about 19.775), and at σ = 0.834, p = 4.6e-6, T = 6,514,
+δ = 2.0e-13 its pessimistic ε (0.0188) lies 17% below the truth (about 0.0226).
 
 Soundness, for every reference, in the direction an unsound answer fails (five standard
 errors of slack for the estimate's noise): the sound δ is not below the estimate; the
