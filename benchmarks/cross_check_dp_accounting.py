@@ -24,6 +24,27 @@ above its pessimistic one. Two steps at σ = 3.128, p = 0.0121, δ = 7.1e-15, de
 40-digit quadrature (``tests/engine/data/make_two_step_reference.py``): the truth is
 0.0971315, inside gdp's [0.0971204, 0.0971678]; dp-accounting's 0.09771 / 0.09781 both
 lie 0.6% above it.
+At seed 20261130, 10 of 80, nine at δ ≤ 4.1e-13, each of them decided for gdp: six by
+Laplace inversion (``make_laplace_reference.py``: dp-accounting's optimistic ε above the
+truth in five, by up to 18%, its pessimistic ε below it in two), two steps at δ = 2.4e-14
+by the 40-digit quadrature, σ = 1.143, p = 1.07e-3, T = 7,598, δ = 1.2e-15 (dp-accounting
+3.500 / 2.941, gdp 1.0308) by the Monte Carlo, and one step at δ = 1.3e-15 (dp-accounting 7%
+above gdp's closed form, whose 30-digit check is in ``tests/engine/test_oracles.py``). The
+tenth, at δ = 1.0e-9 (σ = 0.440, p = 4.0e-5, T = 6,116), has gdp's lower end 5.06153 above
+dp-accounting's pessimistic 5.06135; its pessimistic ε is not monotone in the
+discretisation (5.06135, 5.06164, 5.06139 at 1e-4, 3e-5, 1e-5), gdp's bracket narrows to
+[5.061561, 5.061575] at ``rtol=1e-5``, and prv-accountant's estimate (5.061567) lies inside
+it: no bound decides it.
+At seed 20261201, 10 of 80, nine at δ ≤ 5.7e-13, each decided for gdp: seven by the Monte
+Carlo (dp-accounting's optimistic ε above the truth by up to 53%: σ = 0.494, p = 0.0040,
+T = 859, δ = 2.4e-15, dp-accounting 29.12 / 28.97 against a truth near gdp's 19.775; its
+pessimistic ε below the truth in three, by up to 17%), one by Laplace inversion
+(T = 14,490, truth 12559.499 inside gdp's [12558.21, 12561.26], dp-accounting's two values
+above it) and one step (dp-accounting 0.14% above the closed form). The tenth is of the kind
+above: δ = 8.6e-10, σ = 0.747, p = 4.0e-4, T = 17,345, gdp's lower end 1.496698 above
+dp-accounting's pessimistic 1.496533 (1.496902 and 1.496495 at 3e-5 and 1e-5), gdp's
+bracket [1.496727, 1.496746] at ``rtol=1e-5``, prv-accountant's estimate 1.4967413 inside
+it and its bounds at ``eps_error=2e-4`` ([1.49638, 1.49710]) holding both.
 Run::
 
     python benchmarks/cross_check_dp_accounting.py --seed 20261127 --n 60
