@@ -45,7 +45,7 @@ estimated). Checked on p = 1 (the Gaussian :math:`G_{\mu\sqrt T}`, exact δ): at
 
 Writes ``rare_mc_reference.json`` next to this script (provenance in the file); used by
 ``tests/engine/test_rare_mc_oracle.py``. Run ``python
-tests/engine/data/make_rare_mc_reference.py`` (about ten minutes).
+tests/engine/data/make_rare_mc_reference.py`` (about 35 minutes on one core).
 """
 
 from __future__ import annotations
