@@ -9,7 +9,11 @@ p = 0.00628, T = 150,704, δ = 2.9e-11: reference 14.43151; dp-accounting's pess
 a fresh cross-check (seed 20261130, δ from 1.4e-15 to 4.1e-13), each decided for gdp: e.g.
 σ = 2.337, p = 0.0153, T = 513, δ = 1.35e-15, reference 1.253003, dp-accounting's ε at 1e-4
 1.4758 (optimistic) and 1.3746 (pessimistic); σ = 1.169, p = 0.256, T = 12,980,
-δ = 4.5e-14, reference 593.146, dp-accounting's 603.478 and 611.420."""
+δ = 4.5e-14, reference 593.146, dp-accounting's 603.478 and 611.420. Five flags of seed
+20261202, three at ordinary δ and large ε where both of dp-accounting's values lie above the
+truth (σ = 0.501, p = 0.335, T = 2,635, δ = 8.4e-5: reference 1187.940, dp-accounting
+1188.780 and 1188.912), two where its pessimistic ε lies below it (σ = 5.700, p = 0.0077,
+T = 16,187, δ = 2.2e-13: reference 1.181907, dp-accounting 1.180898)."""
 
 from __future__ import annotations
 
