@@ -399,3 +399,23 @@ def test_refinement_aims_at_half_of_rtol_by_default():
     assert jumps._JUMP_AIM == 0.5
     v, scales = _refined_from_start(lambda k: 0.4 + 0.2 * k**2, 1e3)
     assert v is not None and min(scales) == 0.125
+
+
+def test_other_side_stops_refining_where_its_bracket_is_already_within_rtol(monkeypatch):
+    # sigma = 0.557, p = 8.4e-6, 2.3M steps, delta = 7.5e-13 (a fresh accuracy survey): the
+    # split's lower end at the jump term's planned step lay 1.5e-4 below the sound answer,
+    # and the other side searched again at a quarter and an eighth of the step (6 s of the
+    # bracket's 6.5 s) to raise it by 4e-5; it now stops at the planned step
+    asked: list[str] = []
+    search = jumps._search
+
+    def counted(split, delta, side, at, profiles):
+        asked.append(side)
+        return search(split, delta, side, at, profiles)
+
+    monkeypatch.setattr(jumps, "_search", counted)
+    h = gdp.dpsgd(sigma=0.5568090460129611, p=8.404549385104629e-06, steps=2_304_859)
+    lo, hi = map(float, h.epsilon_bounds(7.45767356317453e-13))
+    assert hi == float(h.epsilon(7.45767356317453e-13))
+    assert asked.count("opt") == 1
+    assert (1.0 - 1e-3) * hi <= lo <= hi
