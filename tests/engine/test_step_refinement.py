@@ -171,3 +171,31 @@ def test_no_bulk_step_where_its_frame_would_be_wide():
     h = gdp.dpsgd(sigma=0.4, p=1e-6, steps=3)
     lo, hi = (float(v) for v in h.epsilon_bounds(1e-6))
     assert 0.0 < lo <= hi <= 1.005 * lo
+
+
+def test_after_the_long_double_probe_the_refinement_goes_on_while_the_error_is_large():
+    """sigma = 0.609, p = 1.4e-6, T = 3,020,935, delta = 2.6e-7 (a fresh accuracy survey,
+    seed 20261202): after the probe's step and one more the refinement stopped with its
+    error still estimated at 0.7%: 0.03555, its bracket 1.5% wide at every rtol (a finer
+    grid puts the truth below 0.03512). Going on while the error is over twice rtol:
+    0.035137, the bracket 0.18% wide. dp-accounting's pessimistic value at 3e-6 (0.03614)
+    is far looser; at 1e-6 it needs 40 GiB."""
+    _check("rare, T=3.0M", bound=0.0352)
+
+
+def test_a_tighter_rtol_admits_longer_frames():
+    """sigma = 0.509, p = 5.4e-6, T = 627,843, delta = 7.6e-5: the refinement of the
+    rarely sampled bulk (an error first order in the step) stopped at the cap of 2**21
+    points over 16 tilted spreads at every rtol, its bracket 0.39% wide at 1e-5 as at the
+    default. The cap now grows as sqrt(1e-3 / rtol): at rtol = 1e-4 the bracket is nested
+    in the default's and under a quarter of its width, and below dp-accounting's
+    pessimistic value."""
+    c = _REF["rare, T=627843"]
+    finest = c["pessimistic"][min(c["pessimistic"], key=float)]
+    lo, hi = (float(v) for v in gdp.dpsgd(sigma=c["sigma"], p=c["p"], steps=c["steps"])
+              .epsilon_bounds(c["delta"]))
+    lo4, hi4 = (float(v) for v in gdp.dpsgd(sigma=c["sigma"], p=c["p"], steps=c["steps"],
+                                            rtol=1e-4).epsilon_bounds(c["delta"]))
+    assert lo <= lo4 <= hi4 <= hi
+    assert hi4 - lo4 <= 0.25 * (hi - lo)
+    assert hi4 <= finest and hi <= 1.001 * finest

@@ -11,7 +11,7 @@ of the refusal scan (``benchmarks/scan_engine_box.py``) where gdp's step refinem
 stopped too early.
 
 Writes ``step_refinement_reference.json`` next to this script (provenance in the file). Run
-``python tests/engine/data/make_step_refinement_reference.py`` (about six minutes; the
+``python tests/engine/data/make_step_refinement_reference.py`` (about eight minutes; the
 optimistic estimates at 1e-6 take up to 100 s each).
 """
 
@@ -45,6 +45,11 @@ CONFIGS = [  # name, sigma, p, steps, delta, discretisations, optimistic too
      0.000990832665147827, [1e-5, 5e-6], False),
     ("long run, plan spread", 0.7411298317859254, 3.680504425473848e-05, 4766503,
      8.254010334112108e-07, [1e-5], False),
+    # (a fresh accuracy survey, seed 20261202's rare-bulk corner; 1e-6 needs 40 GiB)
+    ("rare, T=3.0M", 0.6087122821325074, 1.39683476276913e-06, 3020935,
+     2.569559741185393e-07, [1e-5, 3e-6], False),
+    ("rare, T=627843", 0.5086707501713947, 5.439770127037768e-06, 627843,
+     7.57825887709014e-05, [1e-5, 3e-6], False),
 ]
 
 
