@@ -640,17 +640,18 @@ class _Engine:
         # (a question far in the bulk, e.g. δ at an ε far below the mean, needs no more)
         return self._clamped_step(h, sd)
 
-    def _clamped_step(self, h: float, sd: float) -> float:
+    def _clamped_step(self, h: float, sd: float, grow: bool = False) -> float:
         r"""A step ``h`` for a frame of tilted spread ``sd``, kept to about 2**20 points over
-        16 spreads, times :math:`\sqrt{10^{-3}/\mathrm{rtol}}` (at most 8) below the default
-        ``rtol``, and above ``h0 / 4096``, on the grid of :meth:`step_for` (a spread halved
-        admits twice the points: :meth:`_refine_step`). A tighter ``rtol`` thus admits
-        longer frames: the refinement of a rarely sampled bulk, whose error is first order
-        in the step, otherwise stopped at the same cap at every ``rtol`` (σ = 0.509,
-        p = 5.4e-6, 627,843 steps, δ = 7.6e-5: a bracket 0.39% wide at ``rtol=1e-5`` as at
-        the default, 0.038% so, in 8 s)."""
-        points = 2.0 ** 20 * min(8.0, math.sqrt(max(1e-3 / self.acc.rtol, 1.0)))
-        h = max(h, 16.0 * sd / points)
+        16 spreads and above ``h0 / 4096``, on the grid of :meth:`step_for` (a spread halved
+        admits twice the points: :meth:`_refine_step`). ``grow``: for a refined step, whose
+        frame is given up where it exceeds ``max_points``, the points times
+        :math:`\sqrt{10^{-3}/\mathrm{rtol}}` (at most 8) below the default ``rtol``: a
+        tighter ``rtol`` admits longer refined frames. The refinement of a rarely sampled
+        bulk, whose error is first order in the step, otherwise stopped at the same cap at
+        every ``rtol`` (σ = 0.509, p = 5.4e-6, 627,843 steps, δ = 7.6e-5: a bracket 0.39%
+        wide at ``rtol=1e-5`` as at the default, 0.038% so, in 8 s)."""
+        scale = min(8.0, math.sqrt(max(1e-3 / self.acc.rtol, 1.0))) if grow else 1.0
+        h = max(h, 16.0 * sd / (2.0 ** 20 * scale))
         if not h > 0 or not math.isfinite(h):
             h = self.h0
         h = max(h, self.h0 / 2.0 ** 12)
@@ -2252,7 +2253,7 @@ class _Engine:
                     # (the spread that caps the step's refinement: the last frame's window,
                     # often far narrower than 16 spreads of the plan for rare events)
                     spread = spread_of(hj, lj)
-                    h2 = self._clamped_step(f * hj, spread)
+                    h2 = self._clamped_step(f * hj, spread, grow=True)
                     # (where that cap stops a refinement whose error estimate is still over
                     # rtol, on the sound side, or whose bracket is still over
                     # _BRACKET_WIDTH wide, on the other, a window of twice the points:
@@ -2260,7 +2261,7 @@ class _Engine:
                     # above the truth and a bracket 1.2% wide; 0.04% and 0.22% so)
                     wide = err > self.acc.rtol * last if side == "pess" else \
                         last < (1.0 - _BRACKET_WIDTH) * sound
-                    hr = self._clamped_step(f * hj, 0.5 * spread)
+                    hr = self._clamped_step(f * hj, 0.5 * spread, grow=True)
                     if wide and h2 > hr and self._factors_fit(hr, order, lj):
                         h2 = hr
                         if side == "pess":
