@@ -199,3 +199,14 @@ def test_a_tighter_rtol_admits_longer_frames():
     assert lo <= lo4 <= hi4 <= hi
     assert hi4 - lo4 <= 0.25 * (hi - lo)
     assert hi4 <= finest and hi <= 1.001 * finest
+
+
+def test_a_tighter_rtol_never_asks_for_a_lattice_over_max_points():
+    """sigma = 0.480, p = 7.9e-6, T = 285,146, delta = 3.1e-10: with the planned step's cap
+    grown as well, rtol = 1e-5 asked for a frame of 11,943,936 points and raised; the
+    longer frames are for refined steps only, given up past max_points."""
+    s, p, t, delta = 0.480274599897911, 7.902243942391425e-06, 285_146, 3.1075010890547674e-10
+    lo, hi = (float(v) for v in gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta))
+    lo5, hi5 = (float(v) for v in gdp.dpsgd(sigma=s, p=p, steps=t, rtol=1e-5)
+                .epsilon_bounds(delta))
+    assert lo <= lo5 <= hi5 <= hi
