@@ -17,7 +17,11 @@ against the estimate's 1.006e-15. Flags of two fresh cross-checks (seeds 2026113
 at σ = 1.143, p = 1.07e-3, T = 7,598, δ = 1.16e-15 dp-accounting's ε at 1e-4 (3.500 and
 2.941) lie far above the truth (about 1.03), at σ = 0.494, p = 0.0040, T = 859, δ = 2.4e-15
 likewise (29.12 and 28.97 against about 19.775), and at σ = 0.834, p = 4.6e-6, T = 6,514,
-δ = 2.0e-13 its pessimistic ε (0.0188) lies 17% below the truth (about 0.0226).
+δ = 2.0e-13 its pessimistic ε (0.0188) lies 17% below the truth (about 0.0226). Seed
+20261202 adds seven: its optimistic ε above the truth in six (at σ = 0.610, p = 2.3e-4,
+T = 2,202, δ = 3.0e-15, 12.48 against about 5.234; at σ = 2.182, p = 0.127, T = 5,
+δ = 8.9e-14, 1.790828, 4.6e-5 above gdp's sound 1.790745, where 20 million samples put δ
+7.8 standard errors below the δ asked), its pessimistic ε below it in two.
 
 Soundness, for every reference, in the direction an unsound answer fails (five standard
 errors of slack for the estimate's noise): the sound δ is not below the estimate; the

@@ -45,7 +45,7 @@ estimated). Checked on p = 1 (the Gaussian :math:`G_{\mu\sqrt T}`, exact δ): at
 
 Writes ``rare_mc_reference.json`` next to this script (provenance in the file); used by
 ``tests/engine/test_rare_mc_oracle.py``. Run ``python
-tests/engine/data/make_rare_mc_reference.py`` (about 35 minutes on one core).
+tests/engine/data/make_rare_mc_reference.py`` (about 40 minutes on one core).
 """
 
 from __future__ import annotations
@@ -77,6 +77,8 @@ CONFIGS = [  # sigma, p, steps, epsilons, samples
     # pessimistic eps at 1e-4 0.108737 / 0.111010 against gdp's [0.111333, 0.111350] at
     # delta = 6.99e-14
     (1.441317117779653, 0.000921995869327206, 51, [0.11101, 0.11133], 10_000_000),
+    # seed 20261202: 0.115794 / 0.118515 against [0.119344, 0.119362] at delta = 5.74e-14
+    (1.2892111544048086, 0.000533132416451327, 79, [0.119346, 0.118515], 2_000_000),
 ]
 # sigma, p, steps, epsilons, samples: the mixture proposal over many steps, in batches of
 # LONG_BATCH_CELLS coordinates (the samples' rows are drawn as in CONFIGS)
@@ -98,6 +100,8 @@ LONG = [
     # below the second order's support end (0.0303; its delta about 2e-18 there)
     (0.5133071882530841, 1.0322345943421408e-05, 2_226, [3.2726, 3.5229], 1_000_000),
     (0.8337925796721664, 4.648763021837938e-06, 6_514, [0.0188, 0.0226], 1_000_000),
+    # seed 20261202: 12.477 / 15.605 against [5.23377, 5.23413] at delta = 3.03e-15
+    (0.6100386422977583, 0.00022582535167337152, 2_202, [5.23387], 1_000_000),
 ]
 LONG_BATCH_CELLS = 20_000_000
 # sigma, p, steps, epsilons (the tilt from the first), samples: the tilted proposal
@@ -119,6 +123,16 @@ TILTED = [
     (0.7761599291874595, 0.04027873749753075, 309, [17.347, 17.40], 300_000),
     (1.018706473175426, 0.08167838768230928, 20, [8.0034, 8.025], 300_000),
     (0.6507559112576684, 0.07132627812219391, 3, [13.532, 14.03], 300_000),
+    # seed 20261202: 52.4767 / 52.4763 against [52.3109, 52.3251] at delta = 1.17e-14;
+    # 37.399 / 28.857 against [30.2875, 30.2908] at 6.45e-15; 1.90045 / 1.90012 against
+    # [1.88910, 1.88951] at 4.54e-15 (8 steps); 1.790828 / 1.791324 against [1.790350,
+    # 1.790745] at 8.89e-14 (5 steps: the optimistic eps 4.6e-5 above gdp's sound one,
+    # 20 million samples); 22.078 / 22.159 against [11.1055, 11.1077] at 1.64e-14
+    (0.6028969475907782, 0.24350203405680723, 39, [52.3166, 52.4763], 300_000),
+    (0.4225993739829519, 0.005125098728060654, 519, [30.2887, 28.857], 300_000),
+    (2.9963421174403773, 0.18694695618645468, 8, [1.88923, 1.90012], 1_000_000),
+    (2.182232830461997, 0.1273771207514189, 5, [1.79051, 1.790828], 20_000_000),
+    (0.5474444110263942, 0.0013086014282716306, 5_099, [11.1064], 300_000),
 ]
 BATCH = 200_000
 TILTED_BATCH = 400
