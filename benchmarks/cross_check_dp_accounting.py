@@ -34,7 +34,8 @@ tenth, at δ = 1.0e-9 (σ = 0.440, p = 4.0e-5, T = 6,116), has gdp's lower end 5
 dp-accounting's pessimistic 5.06135; its pessimistic ε is not monotone in the
 discretisation (5.06135, 5.06164, 5.06139 at 1e-4, 3e-5, 1e-5), gdp's bracket narrows to
 [5.061561, 5.061575] at ``rtol=1e-5``, and prv-accountant's estimate (5.061567) lies inside
-it: no bound decides it.
+it; its bounds at ``eps_error=1.5e-4``, ``delta_error`` = 1e-5 δ ([5.061412, 5.061720])
+exclude dp-accounting's pessimistic values at 1e-4 and 1e-5 and hold gdp's bracket.
 At seed 20261201, 10 of 80, nine at δ ≤ 5.7e-13, each decided for gdp: seven by the Monte
 Carlo (dp-accounting's optimistic ε above the truth by up to 53%: σ = 0.494, p = 0.0040,
 T = 859, δ = 2.4e-15, dp-accounting 29.12 / 28.97 against a truth near gdp's 19.775; its
@@ -44,7 +45,18 @@ above it) and one step (dp-accounting 0.14% above the closed form). The tenth is
 above: δ = 8.6e-10, σ = 0.747, p = 4.0e-4, T = 17,345, gdp's lower end 1.496698 above
 dp-accounting's pessimistic 1.496533 (1.496902 and 1.496495 at 3e-5 and 1e-5), gdp's
 bracket [1.496727, 1.496746] at ``rtol=1e-5``, prv-accountant's estimate 1.4967413 inside
-it and its bounds at ``eps_error=2e-4`` ([1.49638, 1.49710]) holding both.
+it; its bounds at ``eps_error=1.8e-4``, ``delta_error`` = 1e-5 δ ([1.496560, 1.496923];
+with ``eps_error=2e-4``, ``delta_error`` = 1e-3 δ they were [1.49638, 1.49710]) exclude
+dp-accounting's pessimistic values at 1e-4 and 1e-5 and hold gdp's bracket.
+At seed 20261202, 12 of 80, each decided for gdp. Three at ordinary δ and large ε, where
+both of dp-accounting's values lie above the truth by Laplace inversion (δ = 8.4e-5:
+1188.780 / 1188.912 against 1187.940, inside gdp's [1187.592, 1188.109]; likewise at
+δ = 5.4e-7, ε = 968.9, and δ = 1.9e-10, ε = 2283.9), two more by Laplace inversion where its
+pessimistic ε lies below the truth (δ = 6.5e-11 and 2.2e-13), and seven by the Monte Carlo
+(δ from 3.0e-15 to 8.9e-14: its optimistic ε above the truth in six, up to 2.4 times the
+truth, its pessimistic below it in two; at σ = 2.182, p = 0.127, T = 5, δ = 8.9e-14 its
+optimistic ε 1.790828 lies 4.6e-5 above gdp's sound 1.790745, and 20 million samples put
+δ there 7.8 standard errors below the δ asked).
 Run::
 
     python benchmarks/cross_check_dp_accounting.py --seed 20261127 --n 60
