@@ -210,3 +210,14 @@ def test_a_tighter_rtol_never_asks_for_a_lattice_over_max_points():
     lo5, hi5 = (float(v) for v in gdp.dpsgd(sigma=s, p=p, steps=t, rtol=1e-5)
                 .epsilon_bounds(delta))
     assert lo <= lo5 <= hi5 <= hi
+
+
+def test_past_the_long_double_probe_the_error_is_taken_as_first_order():
+    """sigma = 0.574, p = 2.9e-6, T = 416,230, delta = 3.5e-8 (seed 20261202's rare-bulk
+    corner): after the probe's step the pair of answers put the error at 0.1% as of the
+    second order, and the refinement stopped at 0.101525, 0.21% above the truth (gdp's
+    bracket at rtol = 1e-5 is [0.1013077, 0.1013117]); the bulk narrower than the step makes
+    the error first order, so estimated: 0.101405, within 0.1%."""
+    h = gdp.dpsgd(sigma=0.5741238610143937, p=2.8724371942519176e-06, steps=416_230)
+    lo, hi = (float(v) for v in h.epsilon_bounds(3.5441258679597485e-08))
+    assert lo <= 0.1013117 and 0.1013077 <= hi <= 1.001 * 0.1013117
