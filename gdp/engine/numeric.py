@@ -2180,7 +2180,7 @@ class _Engine:
                     if side == "pess":
                         self._memo[("left-plan", order, xj)] = (h, lam)
                     break
-            ext_steps = 0  # (1: the long-double probe asked for a step; 2: it was taken)
+            probed = False  # (whether the long-double probe asked for a step)
             # (the other side stops where it lies within rtol of the sound answer: the
             # bracket is then as narrow as the accuracy asked, and a finer step, the
             # costliest frame of the bracket, could only narrow it further)
@@ -2195,7 +2195,7 @@ class _Engine:
                     # whose bulk is 1e-5 wide in a window of 0.35, 0.7% tighter for one
                     # more; a seventh at 1e-3 of the answer gained 0.02% for 1.3 s)
                     break
-                if ext_steps and not _step_error(prev, (hj, last), order=1) > \
+                if probed and not _step_error(prev, (hj, last), order=1) > \
                         2.0 * self.acc.rtol * last:
                     # (past the step the long-double probe asked, more only while the error
                     # is still over twice rtol, estimated as of the first order: the rarely
@@ -2251,7 +2251,7 @@ class _Engine:
                         if not err > 0.5 * self.acc.rtol * last:
                             break
                         f = min(max(math.sqrt(0.5 * self.acc.rtol * last / err), 0.25), 0.7)
-                        ext_steps = 1  # (each such step costs a frame in long double)
+                        probed = True  # (each such step costs a frame in long double)
                     elif not err > 0.5 * self.acc.rtol * last:
                         break
                     else:
@@ -2294,8 +2294,6 @@ class _Engine:
                 est, hj = (w if w > 0 else est), h2
                 if rose:
                     break
-                if ext_steps:
-                    ext_steps = 2
             if side == "pess":
                 self._memo[("last-step", order, xj)] = (hj, lj)
             else:
