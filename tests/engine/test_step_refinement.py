@@ -201,6 +201,22 @@ def test_a_tighter_rtol_admits_longer_frames():
     assert hi4 <= finest and hi <= 1.001 * finest
 
 
+def test_a_tighter_rtol_admits_longer_factor_lattices():
+    """sigma = 0.573, p = 1.3e-6, T = 332,678, delta = 1.4e-6 (seed 20261202's rare-bulk
+    corner): the refined frames grew with a tighter rtol but each factor's lattice stayed
+    capped at 2**21 points, and the finer step's needed 2.2M: the bracket, 0.12% wide,
+    was the default's at every rtol. The factor's cap grows as the frame's: at
+    rtol = 10**-3.5 the bracket is nested in the default's and about half as wide, and
+    holds the one at rtol = 1e-5, [0.01289734, 0.01289987] (27 s)."""
+    s, p, t, delta = 0.5727, 1.33e-6, 332_678, 1.36e-6
+    lo, hi = (float(v) for v in gdp.dpsgd(sigma=s, p=p, steps=t).epsilon_bounds(delta))
+    lo3, hi3 = (float(v) for v in gdp.dpsgd(sigma=s, p=p, steps=t, rtol=10 ** -3.5)
+                .epsilon_bounds(delta))
+    assert lo <= lo3 <= hi3 <= hi
+    assert hi3 - lo3 <= 0.6 * (hi - lo)
+    assert lo3 <= 0.01289734 and 0.01289987 <= hi3
+
+
 def test_a_tighter_rtol_never_asks_for_a_lattice_over_max_points():
     """sigma = 0.480, p = 7.9e-6, T = 285,146, delta = 3.1e-10: with the planned step's cap
     grown as well, rtol = 1e-5 asked for a frame of 11,943,936 points and raised; the
