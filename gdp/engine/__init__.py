@@ -72,8 +72,19 @@ variance error of the composed loss (variance :math:`V`, :math:`K` factors) near
 :math:`2\,\mathrm{rtol}`. The same moment generating functions give a second sound
 profile, :math:`\delta(\varepsilon) \le Q[S=\infty] + \inf_\lambda
 M(\lambda)e^{-\lambda\varepsilon}\lambda^\lambda/(1+\lambda)^{1+\lambda}` (from
-:math:`(1-e^{-u})_+ \le e^{\lambda u}\lambda^\lambda/(1+\lambda)^{1+\lambda}`), which
-takes over for tiny :math:`\delta` below the floating-point floor of the lattice.
+:math:`(1-e^{-u})_+ \le e^{\lambda u}\lambda^\lambda/(1+\lambda)^{1+\lambda}`): without
+a frame, it tells where the other neighbouring order cannot set the answer.
+
+**Tilted frames.** An answer is read off a *frame*: the composition of the factors'
+lattice laws each multiplied by :math:`e^{\lambda t}` and normalised
+(:mod:`gdp.engine.fourier`), the tilt λ and the step chosen for the question
+(:mod:`gdp.engine.numeric`: about the tilt minimising the moment bound at the δ asked).
+Tilting commutes with convolution, so every round-off allowance is relative to the tilted
+mass near the ε asked, not to the whole: δ far below the additive floor of an untilted
+transform (about 1e-12) is answered as tightly as ordinary δ (down to about where, see
+:class:`Accuracy`). The profile of a frame on either side is :mod:`gdp.engine.frames`'s;
+a power of rarely sampled steps at tiny δ is split by its number of large losses
+(:mod:`gdp.engine.jumps`).
 
 **Floating point.** Three kinds of allowance are tracked and charged to the sound side
 (subtracted on the other). (i) Relative Q-mass errors of the factors (cell masses are

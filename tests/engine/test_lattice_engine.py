@@ -194,6 +194,18 @@ def test_tiny_delta_uses_the_mgf_bound_soundly():
     assert gdp.G_mu(1.0).epsilon(1e-30) <= e30 <= 1.3 * gdp.G_mu(1.0).epsilon(1e-30)
 
 
+def test_tilted_frames_answer_below_tail_mass_as_the_accuracy_notes_say():
+    # (Accuracy's notes: with the default tail_mass=1e-20, within 1e-4 of the answer at
+    # tail_mass=1e-40 down to delta=1e-24, and inf from 1e-27, for sigma=1, p=0.01, T=100)
+    h = gdp.dpsgd(sigma=1.0, p=0.01, steps=100)
+    deep = gdp.dpsgd(sigma=1.0, p=0.01, steps=100, tail_mass=1e-40)
+    for d in (1e-12, 1e-18, 1e-24):
+        assert abs(h.epsilon(d) / deep.epsilon(d) - 1.0) <= 1e-4
+    assert h.epsilon(1e-26) > deep.epsilon(1e-26)  # (the mass charged counts there)
+    assert h.epsilon(1e-27) == math.inf
+    assert math.isfinite(deep.epsilon(1e-27))
+
+
 def test_huge_losses_stay_finite_and_bracketed():
     h = engine.compose_numeric([(gdp.G_mu(40.0), 2)])  # = G_{40 sqrt 2}, losses ~ 1600
     exact = gdp.G_mu(40.0 * math.sqrt(2.0))
