@@ -2096,10 +2096,12 @@ class _Engine:
         half the moment bound that planned the step, with no such pair yet, one step finer
         by √2 makes one; where the frame there went to long double, the pair is taken
         in double without the allowances (:meth:`_bare_eps`: the round-off dominates them)
-        and one finer step follows, and one more only where the error its pair estimates is
-        still over twice ``rtol`` (the step's error is then first order: each of T rarely
-        sampled steps spreads a bulk narrower than the step). A refined step keeps the
-        frame's window to about 2**20 points (:meth:`_clamped_step`), 2**21 where that cap
+        and, where the error of the answer at the coarser step that pair estimates is over
+        half of ``rtol``, one finer step follows, and one more only where the error its pair
+        estimates is still over twice ``rtol`` (the step's error is then first order, and
+        so estimated: each of T rarely sampled steps spreads a bulk narrower than the
+        step). A refined step keeps the frame's window to about 2**20 points
+        (:meth:`_clamped_step`; more below the default ``rtol``), 2**21 where that cap
         stops a refinement whose estimated error is still over ``rtol`` (sound side) or
         whose bracket is still over ``_BRACKET_WIDTH`` wide (other side). The other side
         then goes at least as far as the sound side went at the same tilt (past 2**20
@@ -2253,10 +2255,15 @@ class _Engine:
                             b2 = self._bare_eps(order, hp, lj, xj)
                         except ValueError:
                             break
-                        err = _step_error((hj, b1), (hp, b2)) if b1 > 0 and b2 > 0 else 0.0
+                        # (the error of the answer at hj, first order in the step as past
+                        # the probe, see below: the second-order error of the pair's finer
+                        # answer stopped σ = 0.568, p = 3.9e-6, 261,291 steps, δ = 6.8e-8
+                        # at 0.118567, 0.116% above the truth; 0.118442 so)
+                        err = _step_error((hj, b1), (hp, b2), order=1) * hj / hp \
+                            if b1 > 0 and b2 > 0 else 0.0
                         if not err > 0.5 * self.acc.rtol * last:
                             break
-                        f = min(max(math.sqrt(0.5 * self.acc.rtol * last / err), 0.25), 0.7)
+                        f = min(max(0.5 * self.acc.rtol * last / err, 0.25), 0.7)
                         probed = True  # (each such step costs a frame in long double)
                     elif not err > 0.5 * self.acc.rtol * last:
                         break

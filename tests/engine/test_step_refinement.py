@@ -237,3 +237,17 @@ def test_past_the_long_double_probe_the_error_is_taken_as_first_order():
     h = gdp.dpsgd(sigma=0.5741238610143937, p=2.8724371942519176e-06, steps=416_230)
     lo, hi = (float(v) for v in h.epsilon_bounds(3.5441258679597485e-08))
     assert lo <= 0.1013117 and 0.1013077 <= hi <= 1.001 * 0.1013117
+
+
+def test_the_long_double_probe_takes_the_error_as_first_order():
+    """sigma = 0.568, p = 3.9e-6, T = 261,291, delta = 6.8e-8 (seed 20261202's rare-bulk
+    corner): the probe's pair of steps (h and h / sqrt 2, in double without the allowances)
+    put the error of the finer one at 0.05% as of the second order, and the refinement
+    stopped with the answer at h, 0.118567, 0.116% above the truth (gdp's bracket at
+    rtol = 1e-5 is [0.1184256, 0.1184293]). As past the probe, the error is first order
+    in the step there (a bulk narrower than the step), and it is the answer at h whose
+    error decides: 0.118442, within 0.1%."""
+    h = gdp.dpsgd(sigma=0.5677668334901005, p=3.858679650813318e-06, steps=261_291)
+    eps = float(h.epsilon(6.759514905391657e-08))
+    assert 0.1184256 <= eps <= 1.001 * 0.1184256
+
