@@ -13,7 +13,11 @@ a fresh cross-check (seed 20261130, δ from 1.4e-15 to 4.1e-13), each decided fo
 20261202, three at ordinary δ and large ε where both of dp-accounting's values lie above the
 truth (σ = 0.501, p = 0.335, T = 2,635, δ = 8.4e-5: reference 1187.940, dp-accounting
 1188.780 and 1188.912), two where its pessimistic ε lies below it (σ = 5.700, p = 0.0077,
-T = 16,187, δ = 2.2e-13: reference 1.181907, dp-accounting 1.180898)."""
+T = 16,187, δ = 2.2e-13: reference 1.181907, dp-accounting 1.180898). Four flags of seed
+20261203 (δ from 9.1e-15 to 3.7e-12): its pessimistic ε below the truth in three
+(σ = 0.830, p = 0.516, T = 357, δ = 9.1e-15: reference 197.6279, dp-accounting 196.799),
+both of its values above it in one (σ = 0.519, p = 0.977, T = 587, δ = 1.4e-12: reference
+1372.158, dp-accounting 1373.123 and 1373.196)."""
 
 from __future__ import annotations
 
