@@ -657,6 +657,11 @@ class _Engine:
         h = max(h, self.h0 / 2.0 ** 12)
         return self._align(_quantise(h, self.h0, _STEPS_PER_OCTAVE))
 
+    def _bracket_width(self) -> float:
+        """The relative width of a bracket the other side need not narrow further:
+        ``_BRACKET_WIDTH`` at the default ``rtol`` and above, in proportion below it."""
+        return min(_BRACKET_WIDTH, _BRACKET_WIDTH / Accuracy().rtol * self.acc.rtol)
+
     def _growth(self) -> float:
         r"""How many times the points of a planned step a refined step's frame and factor
         lattices may hold: :math:`\sqrt{10^{-3}/\mathrm{rtol}}`, at most 8 (1 from the
@@ -664,11 +669,12 @@ class _Engine:
         return min(8.0, math.sqrt(max(1e-3 / self.acc.rtol, 1.0)))
 
     # -- discretisation -----------------------------------------------------
-    def _factors_fit(self, h: float, order: int, beta: float) -> bool:
+    def _factors_fit(self, h: float, order: int, beta: float, cap: int = _FACTOR_CAP
+                     ) -> bool:
         """Whether every factor's lattice window at step ``h`` and tilt ``beta`` holds at
-        most ``_FACTOR_CAP`` points (:meth:`_windows`)."""
+        most ``cap`` points (:meth:`_windows`)."""
         try:
-            self._windows(h, order, beta, cap=_FACTOR_CAP)
+            self._windows(h, order, beta, cap=cap)
         except ValueError:
             return False
         return True
@@ -1621,7 +1627,7 @@ class _Engine:
                 v0[j] = self._other_side_at_once(order, h, lam, xj)
         rest = np.ones(xs.size, dtype=bool)
         if not np.all(np.isnan(v0)):
-            rest = ~(v0 >= (1.0 - _BRACKET_WIDTH) * self._sound_eps(order, xs))
+            rest = ~(v0 >= (1.0 - self._bracket_width()) * self._sound_eps(order, xs))
         v[~rest] = v0[~rest]
         if np.any(rest):
             # (extended precision, where it helps, only once the step's refinement has not
@@ -1762,8 +1768,8 @@ class _Engine:
         if not self._memo.get(("jumps-gained", delta), False):
             return None
         v = self.jump_eps("opt", delta, 0.0)
-        width = min(_BRACKET_WIDTH, _BRACKET_WIDTH / Accuracy().rtol * self.acc.rtol)
-        return v if v >= (1.0 - width) * self._memo[("jumps", "pess", delta)] else None
+        return v if v >= (1.0 - self._bracket_width()) * \
+            self._memo[("jumps", "pess", delta)] else None
 
     def jump_delta(self, side: str, eps: float, ordinary: float) -> float:
         """Order 1's δ at ``eps`` on one side: the better of ``ordinary`` and the bound of
@@ -1837,7 +1843,7 @@ class _Engine:
         answer's: σ = 0.612, p = 3.6e-6, 1.63M steps, two frames of 1.4 and 3.5 million
         points, 1.7 s of a 4 s bracket, answered 0.141 against 0.168). NaN elsewhere, or
         where that certifies nothing. The caller takes the plan's frames as well where the
-        bracket is still over ``_BRACKET_WIDTH`` wide (the refinement from them takes
+        bracket is still over :meth:`_bracket_width` (the refinement from them takes
         other steps, and this side's answers do not always improve as the step falls:
         σ = 0.628, p = 4e-6, 1.72M steps, 0.2079 from them against 0.2077)."""
         self._sound_eps(order, np.array([x]))  # (which the other side's refinement asks:
@@ -2101,11 +2107,12 @@ class _Engine:
         estimates is still over twice ``rtol`` (the step's error is then first order, and
         so estimated: each of T rarely sampled steps spreads a bulk narrower than the
         step). A refined step keeps the frame's window to about 2**20 points
-        (:meth:`_clamped_step`; more below the default ``rtol``), 2**21 where that cap
-        stops a refinement whose estimated error is still over ``rtol`` (sound side) or
-        whose bracket is still over ``_BRACKET_WIDTH`` wide (other side). The other side
-        then goes at least as far as the sound side went at the same tilt (past 2**20
-        points only where its bracket is still that wide). ``started``: where ``v`` is
+        (:meth:`_clamped_step`; more below the default ``rtol``), 2**22 where that cap
+        stops a refinement whose estimated error is still over ``rtol`` (sound side) and
+        2**21 where it stops one whose bracket is still over :meth:`_bracket_width` (other
+        side), each factor's lattice then up to twice the planned cap (2**22 points). The
+        other side then goes at least as far as the sound side went at the same tilt (past
+        2**20 points only where its bracket is still that wide). ``started``: where ``v`` is
         :meth:`_start`'s answer, not the planned frame's (no estimate in that frame then).
         A heuristic for accuracy only: every answer is a bound on its side.
 
@@ -2194,6 +2201,14 @@ class _Engine:
             # costliest frame of the bracket, could only narrow it further)
             close = (1.0 - self.acc.rtol) * sound if side == "opt" else math.inf
             for it in range(7):
+                # (no factor lattice over 2**21 points, as in :meth:`plan`, times the
+                # frame's growth below the default rtol, twice that past the frame's cap:
+                # at rtol=1e-5 σ = 0.573, p = 1.3e-6, 332,678 steps, δ = 1.4e-6 stopped at
+                # the default's step, its factor needing 5.2M points, and the bracket,
+                # 0.12% wide, did not narrow; at the default σ = 0.579, p = 1e-6, 8.2M
+                # steps, δ = 4.6e-5 stopped past the frame's cap at 0.028941, 0.15% above
+                # the truth, its factor needing 2.16M points)
+                fcap = int(_FACTOR_CAP * self._growth())
                 if not (math.isfinite(est) and 0.0 < est < info[0]) or v[j] >= close:
                     break
                 if it >= 5 and not (side == "pess" and _step_error(prev, (hj, last)) >
@@ -2275,25 +2290,24 @@ class _Engine:
                     h2 = self._clamped_step(f * hj, spread, grow=True)
                     # (where that cap stops a refinement whose error estimate is still over
                     # rtol, on the sound side, or whose bracket is still over
-                    # _BRACKET_WIDTH wide, on the other, a window of twice the points:
+                    # _bracket_width(), on the other, a window of twice the points:
                     # σ = 0.622, p = 2.3e-5, 54,621 steps, δ = 9.9e-4, an answer 0.12%
-                    # above the truth and a bracket 1.2% wide; 0.04% and 0.22% so)
+                    # above the truth and a bracket 1.2% wide; 0.04% and 0.22% so; four
+                    # times on the sound side: σ = 0.516, p = 1.6e-6, 2.2M steps,
+                    # δ = 1.0e-5 stopped there at 0.054633, 0.13% above the truth; 0.054602)
                     wide = err > self.acc.rtol * last if side == "pess" else \
-                        last < (1.0 - _BRACKET_WIDTH) * sound
-                    hr = self._clamped_step(f * hj, 0.5 * spread, grow=True)
-                    if wide and h2 > hr and self._factors_fit(hr, order, lj):
+                        last < (1.0 - self._bracket_width()) * sound
+                    hr = self._clamped_step(f * hj, (0.25 if side == "pess" else 0.5) *
+                                            spread, grow=True)
+                    if wide and h2 > hr and self._factors_fit(hr, order, lj, 2 * fcap):
                         h2 = hr
+                        fcap *= 2
                         if side == "pess":
                             self._memo[("past-cap", order, xj)] = h2
                     if not h2 < 0.95 * hj:
                         break
                 try:
-                    # (no factor lattice over 2**21 points, as in :meth:`plan`, times the
-                    # frame's growth below the default rtol: at rtol=1e-5 σ = 0.573,
-                    # p = 1.3e-6, 332,678 steps, δ = 1.4e-6 stopped at the default's step,
-                    # its factor needing 5.2M points, and the bracket, 0.12% wide, did not
-                    # narrow)
-                    self._windows(h2, order, lj, cap=int(_FACTOR_CAP * self._growth()))
+                    self._windows(h2, order, lj, cap=fcap)
                     w = float(self._in_frames(side, order, h2, lj, "eps", np.array([xj]))[0])
                 except ValueError:
                     break
@@ -2319,11 +2333,11 @@ class _Engine:
                 # answer of 0)
                 hs, ls = self._memo.get(("last-step", order, xj), (hj, None))
                 # (a step the sound side took past the cap of 2**20 points, only where the
-                # bracket is still over _BRACKET_WIDTH wide: σ = 0.641, p = 2.3e-5, 507
+                # bracket is still over _bracket_width(): σ = 0.641, p = 2.3e-5, 507
                 # steps, two frames of a million points, 1 s, for nothing at 0.24%)
                 past = hs <= self._memo.get(("past-cap", order, xj), 0.0)
                 if ls == lj and hs < 0.95 * hj and not v[j] >= close and \
-                        not (past and v[j] >= (1.0 - _BRACKET_WIDTH) * sound):
+                        not (past and v[j] >= (1.0 - self._bracket_width()) * sound):
                     try:
                         w = float(self._in_frames(side, order, hs, lj, "eps",
                                                   np.array([xj]))[0])

@@ -107,18 +107,20 @@ def test_a_window_of_twice_the_points_where_the_cap_stops_a_refinement_short():
 
 @pytest.mark.parametrize(("s", "p", "t", "delta", "gains"), [
     (0.6215973229288252, 2.3068827733516803e-05, 54621, 0.000990832665147827, True),
-    # (fresh scan, seed 20261127: the factors' windows at the finer step exceed the factor
-    # cap, where the refinement stopped before the usual step: 0.0038876 against 0.0038817)
-    (0.731142567068013, 1.0853071554951962e-06, 1459590, 0.00015388540579778837, False),
+    # (fresh scan, seed 20261127: the factors' windows at the finer step exceeded the factor
+    # cap, where the refinement stopped before the usual step: 0.0038876 against 0.0038817;
+    # they fit twice the cap, which the factors past the frame's cap may now hold: 0.0038792
+    # against 0.0038809, where gdp's bracket at rtol = 1e-5 is [0.0038766, 0.0038774])
+    (0.731142567068013, 1.0853071554951962e-06, 1459590, 0.00015388540579778837, True),
 ])
 def test_a_window_past_the_cap_never_costs_the_usual_step(monkeypatch, quantile_windows, s, p,
                                                           t, delta, gains):
-    """The window of twice the points is taken only where every factor's lattice fits the
+    """The window of more points is taken only where every factor's lattice fits twice the
     factor cap at that step; the answer is never above the one with it refused (the usual
     step), and below it where it was taken. (In the windows of the quantiles: a tight
     engine's shorter lattices reach neither cap here.)"""
     eps = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
-    monkeypatch.setattr(numeric._Engine, "_factors_fit", lambda self, h, order, beta: False)
+    monkeypatch.setattr(numeric._Engine, "_factors_fit", lambda self, *args: False)
     usual = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
     assert (eps < usual) if gains else (eps == usual)
 
@@ -250,4 +252,23 @@ def test_the_long_double_probe_takes_the_error_as_first_order():
     h = gdp.dpsgd(sigma=0.5677668334901005, p=3.858679650813318e-06, steps=261_291)
     eps = float(h.epsilon(6.759514905391657e-08))
     assert 0.1184256 <= eps <= 1.001 * 0.1184256
+
+
+@pytest.mark.parametrize("s, p, t, delta, lo5, hi5", [
+    # the factor needed 2.16M points past the frame's cap: 0.028941, 0.15% above
+    (0.5792628585233746, 1.0001490868996713e-06, 8_155_723, 4.569683683342333e-05,
+     0.02888720745, 0.02889910540),
+    # the frame's cap of 2**21 points: 0.054633, 0.13% above
+    (0.5155912905930419, 1.6238133385560523e-06, 2_170_259, 1.0339667244643571e-05,
+     0.05453767802, 0.05456324029),
+])
+def test_past_the_frame_cap_the_sound_side_admits_the_lattices_it_needs(s, p, t, delta, lo5,
+                                                                        hi5):
+    """Seed 20261202's rare-bulk corner (p about 1e-6, millions of steps, delta about 1e-5),
+    where the sound side's refinement, its error still estimated over rtol, went past the
+    frame's cap of 2**20 points and stopped there, over 0.1% above gdp's bracket at
+    rtol = 1e-5 ([lo5, hi5]): its factors' lattices may now hold twice the planned cap
+    there, and its frame four times the points (twice on the other side)."""
+    eps = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
+    assert lo5 <= eps <= 1.001 * hi5
 
