@@ -21,7 +21,11 @@ likewise (29.12 and 28.97 against about 19.775), and at σ = 0.834, p = 4.6e-6, 
 20261202 adds seven: its optimistic ε above the truth in six (at σ = 0.610, p = 2.3e-4,
 T = 2,202, δ = 3.0e-15, 12.48 against about 5.234; at σ = 2.182, p = 0.127, T = 5,
 δ = 8.9e-14, 1.790828, 4.6e-5 above gdp's sound 1.790745, where 20 million samples put δ
-7.8 standard errors below the δ asked), its pessimistic ε below it in two.
+7.8 standard errors below the δ asked), its pessimistic ε below it in two. Seed 20261203
+adds seven (δ from 1.1e-15 to 1.3e-13), its optimistic ε above the truth in each: at
+σ = 0.713, p = 3.0e-5, T = 10,883, δ = 1.8e-14, 6.346 against about 1.063; at σ = 0.693,
+p = 0.547, T = 10, δ = 7.2e-14, 34.29985, 2.8e-3 above gdp's sound 34.29702, where 10
+million samples put δ 17 standard errors below the δ asked.
 
 Soundness, for every reference, in the direction an unsound answer fails (five standard
 errors of slack for the estimate's noise): the sound δ is not below the estimate; the

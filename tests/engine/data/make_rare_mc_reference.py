@@ -45,7 +45,7 @@ estimated). Checked on p = 1 (the Gaussian :math:`G_{\mu\sqrt T}`, exact δ): at
 
 Writes ``rare_mc_reference.json`` next to this script (provenance in the file); used by
 ``tests/engine/test_rare_mc_oracle.py``. Run ``python
-tests/engine/data/make_rare_mc_reference.py`` (about 40 minutes on one core).
+tests/engine/data/make_rare_mc_reference.py`` (about an hour on one core).
 """
 
 from __future__ import annotations
@@ -79,6 +79,10 @@ CONFIGS = [  # sigma, p, steps, epsilons, samples
     (1.441317117779653, 0.000921995869327206, 51, [0.11101, 0.11133], 10_000_000),
     # seed 20261202: 0.115794 / 0.118515 against [0.119344, 0.119362] at delta = 5.74e-14
     (1.2892111544048086, 0.000533132416451327, 79, [0.119346, 0.118515], 2_000_000),
+    # seed 20261203: 1.487706 / 1.488967 against [1.482642, 1.483082] at delta = 2.12e-14
+    # (6 steps); 3.388529 / 8.489694 against [2.318830, 2.319204] at 2.11e-15
+    (1.1468859013472044, 0.006190322162060042, 6, [1.48285935, 1.4877058], 10_000_000),
+    (0.7841397424372643, 0.00043235934311503145, 91, [2.31900097, 3.38852946], 2_000_000),
 ]
 # sigma, p, steps, epsilons, samples: the mixture proposal over many steps, in batches of
 # LONG_BATCH_CELLS coordinates (the samples' rows are drawn as in CONFIGS)
@@ -102,6 +106,11 @@ LONG = [
     (0.8337925796721664, 4.648763021837938e-06, 6_514, [0.0188, 0.0226], 1_000_000),
     # seed 20261202: 12.477 / 15.605 against [5.23377, 5.23413] at delta = 3.03e-15
     (0.6100386422977583, 0.00022582535167337152, 2_202, [5.23387], 1_000_000),
+    # seed 20261203: 2.679829 / 4.081389 against [0.982161, 0.982554] at delta = 1.32e-13
+    # (below the second order's support end, 3.47); 6.346326 / 7.131101 against
+    # [1.062988, 1.063175] at 1.84e-14
+    (0.978349203605272, 0.0006088310881530968, 5_700, [0.982474693], 400_000),
+    (0.7126669434616945, 2.9919722159944097e-05, 10_883, [1.06309831], 300_000),
 ]
 LONG_BATCH_CELLS = 20_000_000
 # sigma, p, steps, epsilons (the tilt from the first), samples: the tilted proposal
@@ -133,6 +142,13 @@ TILTED = [
     (2.9963421174403773, 0.18694695618645468, 8, [1.88923, 1.90012], 1_000_000),
     (2.182232830461997, 0.1273771207514189, 5, [1.79051, 1.790828], 20_000_000),
     (0.5474444110263942, 0.0013086014282716306, 5_099, [11.1064], 300_000),
+    # seed 20261203: 31.843424 / 31.671556 against [30.598570, 30.605929] at
+    # delta = 1.09e-15 (17 steps); 34.299848 / 34.300203 against [34.289764, 34.297017]
+    # at 7.19e-14 (10 steps); 10.193340 / 14.863442 against [6.010208, 6.011708] at
+    # 8.76e-15 (below the second order's support end, 6.96)
+    (0.8724300382198623, 0.4462984659331581, 17, [30.6013412, 31.6715556], 2_000_000),
+    (0.6929395389812958, 0.5472945338946206, 10, [34.2921374, 34.2998476], 10_000_000),
+    (0.6926762746689215, 0.001562761904047748, 4_447, [6.01083865], 1_200_000),
 ]
 BATCH = 200_000
 TILTED_BATCH = 400
