@@ -57,6 +57,16 @@ pessimistic ε lies below the truth (δ = 6.5e-11 and 2.2e-13), and seven by the
 truth, its pessimistic below it in two; at σ = 2.182, p = 0.127, T = 5, δ = 8.9e-14 its
 optimistic ε 1.790828 lies 4.6e-5 above gdp's sound 1.790745, and 20 million samples put
 δ there 7.8 standard errors below the δ asked).
+At seed 20261203, 11 of 80, all at δ ≤ 3.7e-12, each decided for gdp: four by Laplace
+inversion (its pessimistic ε below the truth in three, e.g. δ = 9.1e-15: 196.799 against
+197.6279; δ = 3.7e-12: 2.412072 against 2.412278; both of its values above the truth in one,
+δ = 1.4e-12: 1373.123 / 1373.196 against 1372.158) and seven by the Monte Carlo (δ from
+1.1e-15 to 1.3e-13): at the centre of gdp's bracket at ``rtol=1e-5`` the estimate is the δ
+asked within 1.9 standard errors each time, and dp-accounting's optimistic ε lies above the
+truth in all seven, up to six times it (6.346 against about 1.063 at σ = 0.713, p = 3.0e-5,
+T = 10,883, δ = 1.8e-14); the finest, σ = 0.693, p = 0.547, T = 10, δ = 7.2e-14: its
+optimistic ε 34.29985 lies 2.8e-3 above gdp's sound 34.29702, and 10 million samples put δ
+there 17 standard errors below the δ asked.
 Run::
 
     python benchmarks/cross_check_dp_accounting.py --seed 20261127 --n 60
