@@ -2108,10 +2108,9 @@ class _Engine:
         so estimated: each of T rarely sampled steps spreads a bulk narrower than the
         step). A refined step keeps the frame's window to about 2**20 points
         (:meth:`_clamped_step`; more below the default ``rtol``), 2**22 where that cap
-        stops a refinement whose estimated error is still over ``rtol`` (sound side), 2**21
-        where it is still over half of ``rtol`` (sound side) or where the bracket is still
-        over :meth:`_bracket_width` (other side), each factor's lattice then up to twice the
-        planned cap (2**22 points). The
+        stops a refinement whose estimated error is still over ``rtol`` (sound side) and
+        2**21 where it stops one whose bracket is still over :meth:`_bracket_width` (other
+        side), each factor's lattice then up to twice the planned cap (2**22 points). The
         other side then goes at least as far as the sound side went at the same tilt (past
         2**20 points only where its bracket is still that wide). ``started``: where ``v`` is
         :meth:`_start`'s answer, not the planned frame's (no estimate in that frame then).
@@ -2295,23 +2294,16 @@ class _Engine:
                     # σ = 0.622, p = 2.3e-5, 54,621 steps, δ = 9.9e-4, an answer 0.12%
                     # above the truth and a bracket 1.2% wide; 0.04% and 0.22% so; four
                     # times on the sound side: σ = 0.516, p = 1.6e-6, 2.2M steps,
-                    # δ = 1.0e-5 stopped there at 0.054633, 0.13% above the truth; 0.054602.
-                    # Twice where the sound side's error is estimated between half of rtol
-                    # and rtol, as the second order: in a rarely sampled bulk the error
-                    # falls more slowly, σ = 0.497, p = 1.2e-6, 1.08M steps, δ = 7.5e-6
-                    # stopped at 0.039428, its error estimated at 0.095%, 0.16% above the
-                    # truth; 0.039379)
-                    wide = err > 0.5 * self.acc.rtol * last if side == "pess" else \
+                    # δ = 1.0e-5 stopped there at 0.054633, 0.13% above the truth; 0.054602)
+                    wide = err > self.acc.rtol * last if side == "pess" else \
                         last < (1.0 - self._bracket_width()) * sound
-                    far = side == "pess" and err > self.acc.rtol * last
-                    hr = self._clamped_step(f * hj, (0.25 if far else 0.5) * spread,
-                                            grow=True)
+                    hr = self._clamped_step(f * hj, (0.25 if side == "pess" else 0.5) *
+                                            spread, grow=True)
                     if wide and h2 > hr and self._factors_fit(hr, order, lj, 2 * fcap):
                         h2 = hr
                         fcap *= 2
                         if side == "pess":
                             self._memo[("past-cap", order, xj)] = h2
-                            self._memo.setdefault(("inside-cap", order, xj), hj)
                     if not h2 < 0.95 * hj:
                         break
                 try:
@@ -2343,23 +2335,16 @@ class _Engine:
                 # (a step the sound side took past the cap of 2**20 points, only where the
                 # bracket is still over _bracket_width(): σ = 0.641, p = 2.3e-5, 507
                 # steps, two frames of a million points, 1 s, for nothing at 0.24%)
-                cap_step = self._memo.get(("past-cap", order, xj), 0.0)
-                # (where that step is past the cap, first the sound side's last one within
-                # it: this side's answer can fall past the cap, σ = 0.4, p = 1e-6, 3 steps,
-                # δ = 1e-6, 2.445e-5 against 2.556e-5 within it, the sound answer 2.567e-5)
-                inside = self._memo.get(("inside-cap", order, xj)) if hs <= cap_step \
-                    else None
-                for st in ([] if inside is None else [inside]) + [hs]:
-                    if ls == lj and st < 0.95 * hj and not v[j] >= close and \
-                            not (st <= cap_step and
-                                 v[j] >= (1.0 - self._bracket_width()) * sound):
-                        try:
-                            w = float(self._in_frames(side, order, st, lj, "eps",
-                                                      np.array([xj]))[0])
-                            v[j] = _best(side, v[j], w)
-                            hj = st
-                        except ValueError:
-                            pass
+                past = hs <= self._memo.get(("past-cap", order, xj), 0.0)
+                if ls == lj and hs < 0.95 * hj and not v[j] >= close and \
+                        not (past and v[j] >= (1.0 - self._bracket_width()) * sound):
+                    try:
+                        w = float(self._in_frames(side, order, hs, lj, "eps",
+                                                  np.array([xj]))[0])
+                        v[j] = _best(side, v[j], w)
+                        hj = hs
+                    except ValueError:
+                        pass
                 self._memo[("opt-step", order, xj)] = (hj, lj, sd)
         self._top = base
         return v
