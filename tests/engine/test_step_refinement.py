@@ -264,4 +264,3 @@ def test_past_the_frame_cap_each_factor_may_hold_twice_the_planned_cap():
     eps = float(gdp.dpsgd(sigma=0.5792628585233746, p=1.0001490868996713e-06, steps=8_155_723)
                 .epsilon(4.569683683342333e-05))
     assert 0.02888720745 <= eps <= 1.001 * 0.02889910540
-
