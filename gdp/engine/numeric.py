@@ -2110,7 +2110,8 @@ class _Engine:
         (:meth:`_clamped_step`; more below the default ``rtol``), 2**21 where that cap
         stops a refinement whose estimated error is still over ``rtol`` (sound side) or
         whose bracket is still over :meth:`_bracket_width` (other side), each factor's
-        lattice then up to twice the planned cap (2**22 points). The other side then goes
+        lattice then up to twice its cap (2**22 points at the default ``rtol``, the factor
+        cap growing as the frame's below it). The other side then goes
         at least as far as the sound side went at the same tilt (past 2**20 points only
         where its bracket is still that wide). ``started``: where ``v`` is
         :meth:`_start`'s answer, not the planned frame's (no estimate in that frame then).
