@@ -1376,19 +1376,23 @@ class _Engine:
         :meth:`_late_twin`); its twin, whose answers are those of an engine without the
         lower ends, answers the other ε questions (σ = 0.932, p = 1.6e-5, T = 6,494,
         δ = 1.4e-14: the lower ends made ε infinite), and the δ questions of ``order``
-        whose answer here the truncation could move (:meth:`_tight_delta`)."""
+        whose answer here the truncation could move (:meth:`_tight_delta`). An ε question
+        is routed by the truncation of ``order``'s windows alone (order 1's for a symmetric
+        mechanism): :func:`_both_orders` routes by order 1's, and order -1's is checked
+        only where its own answer is asked (its moment bound spares it in about half of
+        DP-SGD's questions; checked up front, its frame was planned all the same)."""
         if not self.tight:
             return np.zeros(x.shape, dtype=bool)
         if kind != "eps":
             return np.array([self._tight_delta(order, v) is None for v in x.tolist()],
                             dtype=bool)
+        o = 1 if all(f.is_symmetric for f, _ in self.groups) else order
         out = np.zeros(x.shape, dtype=bool)
         for i, v in enumerate(x.tolist()):
             if not v >= _TIGHT_FROM:
-                key = ("tight-small", v)
+                key = ("tight-small", o, v)
                 if key not in self._memo:
-                    orders = (1,) if all(f.is_symmetric for f, _ in self.groups) else (1, -1)
-                    self._memo[key] = all(self._small_truncation(o, v) for o in orders)
+                    self._memo[key] = self._small_truncation(o, v)
                 out[i] = not self._memo[key]
         return out
 
@@ -2542,7 +2546,7 @@ class _Engine:
         σ = 0.5, p = 0.01, δ = 1e-10, certified nothing, now 2449.4 against 2450.0). Each
         answer is a bound on its side. In the :attr:`twin` where :meth:`answer` asked
         it."""
-        if self._routed("eps", np.array([delta]))[0]:
+        if self._routed("eps", np.array([delta]), order)[0]:
             return self.twin.narrow(order, delta, v, target)
         st = self._memo.get(("opt-step", order, delta))
         if st is None:

@@ -133,3 +133,20 @@ def test_the_twin_starts_from_the_tight_answer_without_the_planned_frame(monkeyp
         assert float(m2.epsilon(d)) == pytest.approx(eps, rel=1e-8)
         t2 = m2.sound.engine.twin
         assert any(k[:4] == ("pess", 1, h, lam) for k in t2._frames)
+
+
+def test_order_minus_one_is_routed_only_where_its_own_answer_is_asked():
+    # sigma = 3.18, p = 1.4e-6, 5 steps, delta = 6.8e-10 (the sweep): order -1's moment bound
+    # lies below order 1's answer, so its frame is never planned; routing the question
+    # planned it all the same (a tenth of the answer's time). Asked for order -1 itself, the
+    # route checks that order's own truncation.
+    d = 6.8e-10
+    m = gdp.dpsgd(sigma=3.184, p=1.38e-06, steps=5)
+    eps = float(m.epsilon(d))
+    engine = m.sound.engine
+    assert engine.tight and eps > 0
+    assert ("plan-key", 1, "eps", d) in engine._memo
+    assert ("plan-key", -1, "eps", d) not in engine._memo
+    assert engine.moment_eps(-1, d) <= eps
+    assert not engine._routed("eps", np.array([d]), -1)[0]
+    assert ("tight-small", -1, d) in engine._memo
