@@ -17,7 +17,9 @@ T = 16,187, δ = 2.2e-13: reference 1.181907, dp-accounting 1.180898). Four flag
 20261203 (δ from 9.1e-15 to 3.7e-12): its pessimistic ε below the truth in three
 (σ = 0.830, p = 0.516, T = 357, δ = 9.1e-15: reference 197.6279, dp-accounting 196.799),
 both of its values above it in one (σ = 0.519, p = 0.977, T = 587, δ = 1.4e-12: reference
-1372.158, dp-accounting 1373.123 and 1373.196)."""
+1372.158, dp-accounting 1373.123 and 1373.196). One flag of seed 20261204, both of its
+values on their unsafe sides (σ = 1.719, p = 0.888, T = 18,291, δ = 2.7e-15: reference
+3003.3020, dp-accounting 3045.272 optimistic and 2965.008 pessimistic)."""
 
 from __future__ import annotations
 
