@@ -67,6 +67,16 @@ truth in all seven, up to six times it (6.346 against about 1.063 at σ = 0.713,
 T = 10,883, δ = 1.8e-14); the finest, σ = 0.693, p = 0.547, T = 10, δ = 7.2e-14: its
 optimistic ε 34.29985 lies 2.8e-3 above gdp's sound 34.29702, and 10 million samples put δ
 there 17 standard errors below the δ asked.
+At seed 20261204, 5 of 80, all at δ ≤ 1.1e-12, each decided for gdp: one by Laplace
+inversion (σ = 1.719, p = 0.888, T = 18,291, δ = 2.7e-15: both of its values on their
+unsafe sides, 3045.272 / 2965.008 against 3003.3020, inside gdp's [3003.047, 3003.837]),
+four by the Monte Carlo (at the centre of gdp's bracket at ``rtol=1e-5`` the estimate is the
+δ asked within 1.5 standard errors each time): its optimistic ε above the truth in three
+(4.058 against about 0.6985 at σ = 0.927, p = 2.2e-4, T = 1,079, δ = 4.9e-15; 16.552605,
+4.2e-3 above gdp's sound 16.548397, at σ = 0.672, p = 0.083, T = 16, δ = 6.9e-14, where
+ten million samples put δ 12 standard errors below the δ asked), its pessimistic ε below
+it in one (σ = 0.472, p = 7.8e-5, T = 18,363, δ = 1.1e-12: 7.2988 against about 7.3723,
+where δ lies 32 standard errors above the δ asked).
 Run::
 
     python benchmarks/cross_check_dp_accounting.py --seed 20261127 --n 60

@@ -25,7 +25,10 @@ T = 2,202, δ = 3.0e-15, 12.48 against about 5.234; at σ = 2.182, p = 0.127, T 
 adds seven (δ from 1.1e-15 to 1.3e-13), its optimistic ε above the truth in each: at
 σ = 0.713, p = 3.0e-5, T = 10,883, δ = 1.8e-14, 6.346 against about 1.063; at σ = 0.693,
 p = 0.547, T = 10, δ = 7.2e-14, 34.29985, 2.8e-3 above gdp's sound 34.29702, where 10
-million samples put δ 17 standard errors below the δ asked.
+million samples put δ 17 standard errors below the δ asked. Seed 20261204 adds four
+(δ from 3.8e-15 to 1.1e-12): its optimistic ε above the truth in three (at σ = 0.927,
+p = 2.2e-4, T = 1,079, δ = 4.9e-15, 4.058 against about 0.6985), its pessimistic ε below
+it in one (σ = 0.472, p = 7.8e-5, T = 18,363, δ = 1.1e-12, 7.2988 against about 7.3723).
 
 Soundness, for every reference, in the direction an unsound answer fails (five standard
 errors of slack for the estimate's noise): the sound δ is not below the estimate; the

@@ -45,7 +45,8 @@ estimated). Checked on p = 1 (the Gaussian :math:`G_{\mu\sqrt T}`, exact δ): at
 
 Writes ``rare_mc_reference.json`` next to this script (provenance in the file); used by
 ``tests/engine/test_rare_mc_oracle.py``. Run ``python
-tests/engine/data/make_rare_mc_reference.py`` (about an hour on one core).
+tests/engine/data/make_rare_mc_reference.py`` (about an hour and twenty minutes on one
+core).
 """
 
 from __future__ import annotations
@@ -111,6 +112,11 @@ LONG = [
     # [1.062988, 1.063175] at 1.84e-14
     (0.978349203605272, 0.0006088310881530968, 5_700, [0.982474693], 400_000),
     (0.7126669434616945, 2.9919722159944097e-05, 10_883, [1.06309831], 300_000),
+    # seed 20261204: 4.057567 / 3.279297 against [0.698354, 0.698620] at delta = 4.93e-15;
+    # 0.333290 / 0.340472 against [0.040333, 0.040363] at 3.76e-15 (both above the second
+    # order's support end, 0.237 and 0.034)
+    (0.9274501370593443, 0.00021982752061306424, 1_079, [0.698514016], 1_000_000),
+    (1.2203008877689676, 9.260249562655971e-05, 366, [0.040358273], 1_000_000),
 ]
 LONG_BATCH_CELLS = 20_000_000
 # sigma, p, steps, epsilons (the tilt from the first), samples: the tilted proposal
@@ -149,6 +155,12 @@ TILTED = [
     (0.8724300382198623, 0.4462984659331581, 17, [30.6013412, 31.6715556], 2_000_000),
     (0.6929395389812958, 0.5472945338946206, 10, [34.2921374, 34.2998476], 10_000_000),
     (0.6926762746689215, 0.001562761904047748, 4_447, [6.01083865], 1_200_000),
+    # seed 20261204 (Laplace inversion refuses both: the integrand does not decay):
+    # 16.552605 / 16.557712 against [16.543467, 16.548397] at delta = 6.93e-14 (16 steps);
+    # 6.590234 / 7.298815 against [7.372111, 7.372662] at 1.11e-12
+    (0.6722832295697915, 0.0828315469876234, 16, [16.546327553, 16.552605], 10_000_000),
+    (0.47201140112410833, 7.808660696111959e-05, 18_363, [7.372267705, 7.29881523],
+     300_000),
 ]
 BATCH = 200_000
 TILTED_BATCH = 400
