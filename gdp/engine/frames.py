@@ -200,6 +200,9 @@ class _Frame:
     k_up: float = math.inf  # sound side: log E[e^(lam S)] of the whole law, rounded up
     wrap: float = 0.0       # other side: the part of tau for the tilted mass wrapped
     #                         around from outside the window
+    alias_hi: float = 0.0   # sound side: a bound on the tilted mass above the window (as
+    #                         tau), which the transforms wrap around into its body
+    alias_rate: float = 0.0  # the rate at which it falls (its Chernoff tilt over lam)
     roundoff: float = 0.0   # the part of tau due to the transforms' round-off
     _sums: tuple | None = field(default=None, repr=False)
     _consts: tuple | None = field(default=None, repr=False)  # (of :meth:`_ld`; a copy with

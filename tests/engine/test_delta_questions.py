@@ -63,8 +63,9 @@ def test_other_side_builds_no_second_frame_beyond_its_cap(monkeypatch):
     built: list[tuple[str, float, float, bool, int]] = []
     frame = numeric._Engine.frame
 
-    def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False):
-        fr = frame(self, side, order, h, lam, log_eta, extended)
+    def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False,
+            top=None):
+        fr = frame(self, side, order, h, lam, log_eta, extended, top)
         built.append((side, h, lam, extended, fr.s.size))
         return fr
 

@@ -109,9 +109,10 @@ def test_delta_goes_to_long_double_only_where_its_epsilon_would_move(monkeypatch
     built = []
     frame = numeric._Engine.frame
 
-    def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False):
+    def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False,
+            top=None):
         built.append(extended)
-        return frame(self, side, order, h, lam, log_eta, extended)
+        return frame(self, side, order, h, lam, log_eta, extended, top)
 
     monkeypatch.setattr(numeric._Engine, "frame", spy)
     args = dict(sigma=0.4, p=1e-6, steps=10_000_000)

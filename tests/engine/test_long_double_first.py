@@ -21,11 +21,11 @@ def _spy_frames(monkeypatch) -> list[tuple]:
     built: list[tuple] = []
     frame = numeric._Engine.frame
 
-    def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False):
-        key = (side, order, h, lam, log_eta, extended)
-        if key + (self._cls(side, order, lam),) not in self._frames:
+    def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False, top=None):
+        key = (side, order, h, lam, log_eta, extended) + (() if top is None else (top,))
+        if key[:6] + (self._cls(side, order, lam),) + key[6:] not in self._frames:
             built.append(key)
-        return frame(self, side, order, h, lam, log_eta, extended)
+        return frame(self, side, order, h, lam, log_eta, extended, top)
 
     monkeypatch.setattr(numeric._Engine, "frame", spy)
     return built
