@@ -264,3 +264,30 @@ def test_past_the_frame_cap_each_factor_may_hold_twice_the_planned_cap():
     eps = float(gdp.dpsgd(sigma=0.5792628585233746, p=1.0001490868996713e-06, steps=8_155_723)
                 .epsilon(4.569683683342333e-05))
     assert 0.02888720745 <= eps <= 1.001 * 0.02889910540
+
+
+def test_three_steps_at_one_tilt_show_the_order_of_the_error():
+    """sigma = 0.455, p = 1.1e-6, T = 1,887,566, delta = 1.3e-5 (seed 20261204's rare-bulk
+    corner): the answers 0.108620, 0.107934 and 0.106928 at the steps 6.2e-5, 4.4e-5 and
+    1.1e-5 put the last one's error at 6.7e-5 as of the second order (under half of rtol),
+    and the refinement stopped 0.13% above the truth (gdp's bracket at rtol = 1e-5 is
+    [0.1066981, 0.1067864]). The three show an order of about 1.3, whose estimate, 2.0e-4,
+    asks for a finer step: 0.106822, within 0.1%."""
+    h = gdp.dpsgd(sigma=0.45460769088241654, p=1.1093595234311884e-06, steps=1_887_566)
+    eps = float(h.epsilon(1.3136765346688742e-05))
+    assert 0.1066981 <= eps <= 1.001 * 0.1067864
+
+
+def test_the_order_of_the_steps_error_from_three_answers():
+    steps = (6e-5, 4.2e-5, 1.1e-5)
+
+    def answers(k: float, c: float = 3.0) -> list[tuple[float, float]]:
+        return [(h, 0.1 + c * h ** k) for h in steps]
+
+    assert numeric._observed_order(*answers(1.3)) == pytest.approx(1.3, abs=1e-9)
+    assert numeric._observed_order(*answers(1.0)) == pytest.approx(1.0, abs=1e-9)
+    assert numeric._observed_order(*answers(0.5)) == 1.0  # (at most first order)
+    assert numeric._observed_order(*answers(3.0, 1e6)) == 2.0  # (at least the rule's)
+    (a, b, c) = answers(1.3)
+    assert numeric._observed_order(a, (b[0], c[1]), (c[0], b[1])) == 2.0  # (not one way)
+    assert numeric._observed_order(None, b, c) == 2.0
