@@ -19,7 +19,12 @@ T = 16,187, δ = 2.2e-13: reference 1.181907, dp-accounting 1.180898). Four flag
 both of its values above it in one (σ = 0.519, p = 0.977, T = 587, δ = 1.4e-12: reference
 1372.158, dp-accounting 1373.123 and 1373.196). One flag of seed 20261204, both of its
 values on their unsafe sides (σ = 1.719, p = 0.888, T = 18,291, δ = 2.7e-15: reference
-3003.3020, dp-accounting 3045.272 optimistic and 2965.008 pessimistic)."""
+3003.3020, dp-accounting 3045.272 optimistic and 2965.008 pessimistic). Seven flags of seed
+20261205 (δ from 1.5e-15 to 2.2e-13): dp-accounting's optimistic ε above the truth in four
+(σ = 5.384, p = 0.302, T = 17,612, δ = 2.8e-15: reference 86.10770, dp-accounting 92.865),
+its pessimistic below it in two (σ = 0.627, p = 0.143, T = 7,275, δ = 2.1e-15: reference
+651.7729, dp-accounting 643.304 and 629.946), both on their unsafe sides in one (σ = 4.074,
+p = 0.250, T = 5,741, δ = 1.5e-15: reference 47.83405, dp-accounting 50.607 and 46.556)."""
 
 from __future__ import annotations
 
