@@ -2049,23 +2049,24 @@ class _Engine:
         before it), if that frame's window reaches the support's ends where the frame
         of ``h`` does (:func:`_span`: at a coarse step the 64 steps of that rule can take
         the top to the support's end, where nothing wraps; the lower end, reached,
-        lengthens the period), else at ``h``; ``inf`` where the raised window is over
-        ``max_points``. For routing only."""
+        lengthens the period), else at ``h``; 0 where the raised window cannot be built
+        (over ``max_points``, or a power in blocks). For routing only."""
         key = ("aliased", order, lam, kind, x, extended)
         if key in self._memo:
             return self._memo[key]
         hc = self._memo.get(("first-step", order, lam, kind, x), h)
-        if hc != h and self._frame_span("pess", order, hc, lam, _LOG_ETA, extended)[5:] != \
-                self._frame_span("pess", order, h, lam, _LOG_ETA, extended)[5:]:
-            hc = h
-        fc = self.frame("pess", order, hc, lam, _LOG_ETA, extended)
         try:
+            if hc != h and self._frame_span("pess", order, hc, lam, _LOG_ETA,
+                                            extended)[5:] != \
+                    self._frame_span("pess", order, h, lam, _LOG_ETA, extended)[5:]:
+                hc = h
+            fc = self.frame("pess", order, hc, lam, _LOG_ETA, extended)
             fa = self.frame("pess", order, hc, lam, _LOG_ETA, extended, top=top)
             drop = _window_sum(fc, eps) - _window_sum(fa, eps)
             dlt = x if kind == "eps" else float(fc.delta(np.array([eps]))[0])
             part = drop / dlt if dlt > 0 else math.inf
-        except ValueError:
-            part = math.inf
+        except ValueError:  # (no raised window at a coarser step: none at a finer one)
+            part = 0.0
         self._memo[key] = part
         return part
 
