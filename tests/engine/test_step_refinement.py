@@ -291,3 +291,14 @@ def test_the_order_of_the_steps_error_from_three_answers():
     (a, b, c) = answers(1.3)
     assert numeric._observed_order(a, (b[0], c[1]), (c[0], b[1])) == 2.0  # (not one way)
     assert numeric._observed_order(None, b, c) == 2.0
+
+
+def test_four_times_the_points_where_the_error_stays_over_twice_rtol():
+    """sigma = 0.512, p = 1.4e-6, T = 6,211,520, delta = 9.7e-6 (seed 20261205's rare-bulk
+    corner): at twice the frame's cap the error of the answer, estimated at the order 1.4
+    that its last three answers show, was still 0.35%, and the refinement stopped at
+    0.083460, 0.22% above the truth (gdp's bracket at rtol = 1e-5 is [0.0832332,
+    0.0832779]); a window of four times the points: 0.083315, within 0.1%."""
+    h = gdp.dpsgd(sigma=0.5123549424948463, p=1.4405714580863737e-06, steps=6_211_520)
+    eps = float(h.epsilon(9.743099905570671e-06))
+    assert 0.0832332 <= eps <= 1.001 * 0.0832779
