@@ -145,8 +145,8 @@ def test_the_wrapped_mass_is_what_lies_a_period_above():
 def test_a_lumpy_tail_is_measured_not_bounded():
     # 1.16M steps at p = 3.3e-6 (a few sampled steps): the bound on the wrapped mass is
     # 0.067 of delta, the measured part under 1e-5; no window is raised beyond the
-    # measuring frame (the coarsest at that tilt), where the bound alone raised one at
-    # every step (0.3 s more at 1.63M steps)
+    # measuring frame (the question's first step at that tilt, its coarsest), where the
+    # bound alone raised one at every step (0.3 s more at 1.63M steps)
     _, e = _answered(_LUMPY)
     memo = _aliasing_memo(e)
     assert memo and all(abs(v) < 1e-5 for v in memo.values())
