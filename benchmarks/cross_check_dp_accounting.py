@@ -77,6 +77,16 @@ four by the Monte Carlo (at the centre of gdp's bracket at ``rtol=1e-5`` the est
 ten million samples put δ 12 standard errors below the δ asked), its pessimistic ε below
 it in one (σ = 0.472, p = 7.8e-5, T = 18,363, δ = 1.1e-12: 7.2988 against about 7.3723,
 where δ lies 32 standard errors above the δ asked).
+At seed 20261205, 13 of 80, all at δ ≤ 3.4e-12, each decided for gdp: seven by Laplace
+inversion (its optimistic ε above the truth in five, e.g. 92.865 against 86.10770 at
+σ = 5.384, p = 0.302, T = 17,612, δ = 2.8e-15; its pessimistic below it in three, e.g.
+643.304 / 629.946 against 651.7729 at σ = 0.627, p = 0.143, T = 7,275, δ = 2.1e-15), six by
+the Monte Carlo (at the centre of gdp's bracket at ``rtol=1e-5`` the estimate is the δ
+asked within 1.2 standard errors each time): its optimistic ε above the truth in four
+(14.658 against about 4.573 at σ = 0.579, p = 6.6e-5, T = 2,593, δ = 2.9e-15; 11.299906,
+0.1% above gdp's sound 11.288910 at σ = 0.463, p = 2.4e-3, T = 8, δ = 3.6e-14, where δ lies
+20 standard errors below the δ asked), its pessimistic below it in three (4.785915 against
+about 4.9146 at σ = 0.746, p = 2.1e-3, T = 4,704, δ = 2.2e-13, 73 standard errors).
 Run::
 
     python benchmarks/cross_check_dp_accounting.py --seed 20261127 --n 60

@@ -29,6 +29,12 @@ million samples put δ 17 standard errors below the δ asked. Seed 20261204 adds
 (δ from 3.8e-15 to 1.1e-12): its optimistic ε above the truth in three (at σ = 0.927,
 p = 2.2e-4, T = 1,079, δ = 4.9e-15, 4.058 against about 0.6985), its pessimistic ε below
 it in one (σ = 0.472, p = 7.8e-5, T = 18,363, δ = 1.1e-12, 7.2988 against about 7.3723).
+Seed 20261205 adds six (δ from 2.9e-15 to 3.3e-12): its optimistic ε above the truth in
+four (at σ = 0.579, p = 6.6e-5, T = 2,593, δ = 2.9e-15, 14.658 against about 4.573; at
+σ = 0.463, p = 2.4e-3, T = 8, δ = 3.6e-14, 11.299906, 0.1% above gdp's sound 11.288910,
+where 10 million samples put δ 20 standard errors below the δ asked), its pessimistic ε
+below it in three (at σ = 0.746, p = 2.1e-3, T = 4,704, δ = 2.2e-13, 4.785915 against
+about 4.9146, 73 standard errors).
 
 Soundness, for every reference, in the direction an unsound answer fails (five standard
 errors of slack for the estimate's noise): the sound δ is not below the estimate; the

@@ -45,7 +45,7 @@ estimated). Checked on p = 1 (the Gaussian :math:`G_{\mu\sqrt T}`, exact δ): at
 
 Writes ``rare_mc_reference.json`` next to this script (provenance in the file); used by
 ``tests/engine/test_rare_mc_oracle.py``. Run ``python
-tests/engine/data/make_rare_mc_reference.py`` (about an hour and twenty minutes on one
+tests/engine/data/make_rare_mc_reference.py`` (about an hour and a half on one
 core).
 """
 
@@ -117,6 +117,13 @@ LONG = [
     # order's support end, 0.237 and 0.034)
     (0.9274501370593443, 0.00021982752061306424, 1_079, [0.698514016], 1_000_000),
     (1.2203008877689676, 9.260249562655971e-05, 366, [0.040358273], 1_000_000),
+    # seed 20261205: 9.029940 / 7.090777 against [3.221161, 3.222098] at delta = 4.30e-15;
+    # 0.0424946 / 0.1062178 against [0.1064149, 0.1065196] at 3.34e-12; 14.657869 /
+    # 14.016698 against [4.572946, 4.573263] at 2.94e-15
+    (0.907866663397705, 0.0027263800055565453, 1_018, [3.22166935], 1_000_000),
+    (1.1185300550053376, 0.00024164781590485496, 1_301, [0.10650236, 0.106217767],
+     2_000_000),
+    (0.5793344014226616, 6.576967816203426e-05, 2_593, [4.57306232], 1_000_000),
 ]
 LONG_BATCH_CELLS = 20_000_000
 # sigma, p, steps, epsilons (the tilt from the first), samples: the tilted proposal
@@ -161,6 +168,15 @@ TILTED = [
     (0.6722832295697915, 0.0828315469876234, 16, [16.546327553, 16.552605], 10_000_000),
     (0.47201140112410833, 7.808660696111959e-05, 18_363, [7.372267705, 7.29881523],
      300_000),
+    # seed 20261205: 4.660898 / 4.785915 against [4.914203, 4.915229] at delta = 2.23e-13;
+    # 5.988151 / 5.978513 against [5.982860, 5.984639] at 1.91e-14 (34 steps); 11.299906 /
+    # 11.293450 against [11.287932, 11.288910] at 3.62e-14 (8 steps). The last two need this
+    # proposal: the event takes two sampled steps, which the mixture's one shifted
+    # coordinate rarely draws (it gave 7.29e-15 +- 8.9e-16 for 1.914659e-14 +- 2.5e-17)
+    (0.7462441693647255, 0.002082581447252944, 4_704, [4.91458876, 4.78591532], 300_000),
+    (0.8091960545640352, 0.015798005088850046, 34, [5.98367222, 5.98815095, 5.97851286],
+     10_000_000),
+    (0.46279938736102805, 0.002394769619258737, 8, [11.2884099, 11.2999058], 10_000_000),
 ]
 BATCH = 200_000
 TILTED_BATCH = 400
