@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import EPS
+from .._numerics import EPS, bisect_bracket
 from .._validation import check_bool, check_count, check_instance, check_str
 from ..core.tradeoff import TradeOff
 from .batch import _disc_opt_batch, _disc_pess_batch, _plan_batch
@@ -1910,12 +1910,13 @@ class _Engine:
         if first_ext and not self._extra_fits(side, order, h, lam, _LOG_ETA, True, kind, x):
             first_ext = False
         # (the frames built: frame, the indices it answers, in long double, its window)
-        built: list[tuple[_Frame, np.ndarray, bool, float]] = []
+        # (and the log tilted mass its raised top leaves above it, or None)
+        built: list[tuple[_Frame, np.ndarray, bool, float, float | None]] = []
         if won is not None and won in self._memo:
             lw = self._memo[won]
             fr = self.frame(side, order, h, lam, lw, first_ext)
             v = ask(fr, x)
-            built.append((fr, np.arange(x.size), first_ext, lw))
+            built.append((fr, np.arange(x.size), first_ext, lw, None))
         else:
             fr = self.frame(side, order, h, lam, extended=first_ext)
             v = ask(fr, x)
@@ -1942,7 +1943,7 @@ class _Engine:
                 wide = fr.m_hi > 1e-3 * scale
             else:
                 wide = self._dominates(fr, fr.wrap, kind, x, v)
-            built.append((fr, np.flatnonzero(~wide), first_ext, _LOG_ETA))
+            built.append((fr, np.flatnonzero(~wide), first_ext, _LOG_ETA, None))
             iw = np.flatnonzero(wide)
             if iw.size:
                 # (the wider window holds more points: where this frame's round-off
@@ -1966,7 +1967,7 @@ class _Engine:
                     if won is not None and _best(side, v, vw)[0] == vw[0] != v[0]:
                         self._memo[won] = lw
                     v[sel] = _best(side, v[sel], vw)
-                    built.append((fw, sel, e, lw))
+                    built.append((fw, sel, e, lw, None))
             if side == "pess":
                 # (the tilted mass above the window, wrapped around into its body, can set
                 # a small δ: the window raised at the top, where it may and did, and the
@@ -1980,9 +1981,8 @@ class _Engine:
                     except ValueError:
                         continue
                     v[sel] = _best(side, v[sel], ask(fa, x[sel]))
-                    built.append((fa, sel, first_ext, (_LOG_ETA, te)))
-        for f, sel, e, le in built:
-            le, te = le if isinstance(le, tuple) else (le, None)
+                    built.append((fa, sel, first_ext, _LOG_ETA, te))
+        for f, sel, e, le, te in built:
             ext = sel if e else sel[self._extended_helps(f, kind, x[sel], v[sel])]
             if went is not None and ext.size:
                 self._memo[went] = max(h, self._memo.get(went, 0.0))
@@ -2020,13 +2020,14 @@ class _Engine:
         over 1e-3 of the scale (σ = 0.644, p = 2.5e-6, T = 107,538, δ = 6.2e-10: 7.8e-3
         of δ at the steps 1.2e-5 and 3.1e-6; the wrapped mass moves little with the
         step)."""
-        flag = ok & (_aliased(fr, kind, x, v) > 1e-3 * scale)
+        bound = _aliased(fr, kind, x, v)
+        flag = ok & (bound > 1e-3 * scale)
         if flag.any():
             with np.errstate(divide="ignore", invalid="ignore"):
                 rel = 1e-3 * scale / (x if kind == "eps" else v)
             flag &= ~self._dominates(fr, fr.roundoff, kind, x, v, rel)
         ia = np.flatnonzero(flag)
-        tops = _raised_top(_aliased(fr, kind, x[ia], v[ia]), scale[ia])
+        tops = _raised_top(bound[ia], scale[ia])
         keep = np.zeros(ia.size, dtype=bool)
         for k, (i, te) in enumerate(zip(ia.tolist(), tops.tolist(), strict=True)):
             delta = float(x[i] if kind == "eps" else v[i])
@@ -2110,9 +2111,7 @@ class _Engine:
                 log_a = np.log(np.full(out.shape, fr.m_hi))
             else:
                 log_a = math.log(fr.wrap) + fr.K + _c(fr.lam)[0] - fr.lam * (eps + fr.shift)
-            need = _LOG_ETA + np.log(1e-5 * dlt) - log_a
-            grid = math.log(100.0)
-            lw = _LOG_ETA - grid * np.ceil((_LOG_ETA - need) / grid)
+            lw = _on_eta_grid(_LOG_ETA + np.log(1e-5 * dlt) - log_a)
         ok = (v > 0) & (dlt > 0) & np.isfinite(lw)
         out[ok] = np.maximum(lw[ok], _LOG_ETA_WIDE)
         return out
@@ -2433,13 +2432,13 @@ class _Engine:
                     # order 1.4 that its answers showed, stopped 0.22% above the truth;
                     # 0.044% so, 0.30 → 0.71 s. One of the 720 questions of the seeded
                     # scans takes it)
-                    hq = self._clamped_step(f * hj, 0.25 * spread, grow=True)
                     if side == "pess" and err > 2.0 * self.acc.rtol * last and \
-                            not h2 < 0.95 * hj and hq < 0.95 * hj and \
-                            self._factors_fit(hq, order, lj, 4 * fcap):
-                        h2 = hq
-                        fcap *= 4
-                        self._memo[("past-cap", order, xj)] = h2
+                            not h2 < 0.95 * hj:
+                        hq = self._clamped_step(f * hj, 0.25 * spread, grow=True)
+                        if hq < 0.95 * hj and self._factors_fit(hq, order, lj, 4 * fcap):
+                            h2 = hq
+                            fcap *= 4
+                            self._memo[("past-cap", order, xj)] = h2
                     if not h2 < 0.95 * hj:
                         break
                 try:
@@ -3043,17 +3042,14 @@ def _observed_order(older: tuple[float, float] | None, prev: tuple[float, float]
     def g(k: float) -> float:
         return (h0 ** k - h1 ** k) / (h1 ** k - h2 ** k)
 
-    lo, hi = 1.0, 2.0
-    if not g(lo) < g(hi):
+    if not g(1.0) < g(2.0):
         return 2.0
-    if r <= g(lo):
-        return lo
-    if r >= g(hi):
-        return hi
-    for _ in range(40):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if g(mid) < r else (lo, mid)
-    return 0.5 * (lo + hi)
+    if r <= g(1.0):
+        return 1.0
+    if r >= g(2.0):
+        return 2.0
+    lo, hi = bisect_bracket(lambda k: g(float(k)) >= r, 1.0, 2.0, iters=40)
+    return 0.5 * (float(lo) + float(hi))
 
 
 def _aliased(fr: _Frame, kind: str, x: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -3084,7 +3080,7 @@ def _aliased(fr: _Frame, kind: str, x: np.ndarray, v: np.ndarray) -> np.ndarray:
 def _window_sum(fr: _Frame, eps: float) -> float:
     """The window's own sum in a frame's δ at ``eps`` (:meth:`_Frame._log_sum`: its masses
     above the threshold, no allowances)."""
-    xs = np.array([eps - fr.shift])
+    xs = fr._x_of(np.array([eps]))
     j = np.searchsorted(fr.s, xs, side="left")
     return float(np.exp(fr._log_sum(j, xs))[0])
 
@@ -3097,11 +3093,16 @@ def _raised_top(bound: np.ndarray, scale: np.ndarray) -> np.ndarray:
     tenth of the test's threshold; on a grid of factors of 100 below η, at least
     ``_LOG_ETA_WIDE``, as :meth:`_Engine._wide_log_eta`."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        need = _LOG_ETA + np.log(1e-4 * scale) - np.log(bound)
-        grid = math.log(100.0)
-        lt = _LOG_ETA - grid * np.ceil((_LOG_ETA - need) / grid)
+        lt = _on_eta_grid(_LOG_ETA + np.log(1e-4 * scale) - np.log(bound))
     lt = np.where(np.isfinite(lt), lt, _LOG_ETA_WIDE)
-    return np.clip(lt, _LOG_ETA_WIDE, _LOG_ETA - grid)
+    return np.clip(lt, _LOG_ETA_WIDE, _LOG_ETA - math.log(100.0))
+
+
+def _on_eta_grid(need: np.ndarray) -> np.ndarray:
+    """The log tilted mass ``need`` rounded down to the grid of factors of 100 below
+    η (``_LOG_ETA``), where wider windows are taken (frames reused across questions)."""
+    grid = math.log(100.0)
+    return _LOG_ETA - grid * np.ceil((_LOG_ETA - need) / grid)
 
 
 def _best(side: str, a: Any, b: Any) -> Any:
