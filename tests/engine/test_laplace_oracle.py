@@ -24,7 +24,12 @@ values on their unsafe sides (σ = 1.719, p = 0.888, T = 18,291, δ = 2.7e-15: r
 (σ = 5.384, p = 0.302, T = 17,612, δ = 2.8e-15: reference 86.10770, dp-accounting 92.865),
 its pessimistic below it in two (σ = 0.627, p = 0.143, T = 7,275, δ = 2.1e-15: reference
 651.7729, dp-accounting 643.304 and 629.946), both on their unsafe sides in one (σ = 4.074,
-p = 0.250, T = 5,741, δ = 1.5e-15: reference 47.83405, dp-accounting 50.607 and 46.556)."""
+p = 0.250, T = 5,741, δ = 1.5e-15: reference 47.83405, dp-accounting 50.607 and 46.556).
+Three flags of seed 20261206 (δ from 1.6e-13 to 2.2e-8): dp-accounting's optimistic ε above
+the truth in one (σ = 0.855, p = 0.290, T = 13,265, δ = 2.2e-8: reference 1281.01999,
+dp-accounting 1281.3085), its pessimistic below it in two (σ = 0.946, p = 0.080, T = 886,
+δ = 1.6e-13: reference 32.987887, dp-accounting 32.9574; σ = 0.882, p = 0.210, T = 5,851,
+δ = 1.1e-12: reference 405.70004, dp-accounting 405.487)."""
 
 from __future__ import annotations
 
