@@ -2665,16 +2665,23 @@ class _Engine:
 
     def narrow(self, order: int, delta: float, v: float, target: float) -> float:
         """The other side's ε at ``delta`` for one order, ``v`` (its answer), bettered with
-        the step halved (up to three times, once in lists of over ``_FEW_GROUPS`` groups,
-        while that raises it or nothing is certified yet) until it is within 0.4% of
-        ``target`` (the sound answer of the whole
+        the step halved (up to three times and once more per halving of ``rtol`` below the
+        default, once in lists of over ``_FEW_GROUPS`` groups, while that raises it or
+        nothing is certified yet) until it is within :meth:`_narrow_gap` of ``target`` (the
+        sound answer of the whole
         mechanism): for brackets still wide after :meth:`_refine_step`, where the other
         side's error, not the sound side's, sets the width (few steps, small ε; a run in
         phases, whose other side merges away up to 8.5e-5 of a factor's Q-mass at the
         planned step, first order in it: two phases of 10⁶ steps at σ = 0.4, p = 3e-3 and
         σ = 0.5, p = 0.01, δ = 1e-10, certified nothing, now 2449.4 against 2450.0). Each
         answer is a bound on its side. In the :attr:`twin` where :meth:`answer` asked
-        it."""
+        it.
+
+        Below the default ``rtol`` its frames may grow as the sound side's refined ones
+        (:meth:`_growth`): in a rarely sampled bulk the other side's error is first order in
+        the step, and a bracket stopped at 0.4% and three halvings stayed 0.36% wide at
+        every ``rtol`` (σ = 0.684, p = 2.67e-6, T = 539,384, δ = 2.87e-8; now 0.037% at
+        ``rtol=1e-4``, 0.015% at 1e-5)."""
         if self._routed("eps", np.array([delta]), order)[0]:
             return self.twin.narrow(order, delta, v, target)
         st = self._memo.get(("opt-step", order, delta))
@@ -2682,8 +2689,10 @@ class _Engine:
             return v
         hj, lj, sd = st
         first = self._plan_key(order, "eps", delta)
-        for _ in range(3 if len(self.groups) <= _FEW_GROUPS else 1):
-            if not (0.0 < target < math.inf and v < (1.0 - 4e-3) * target):
+        halvings = 1 if len(self.groups) > _FEW_GROUPS else \
+            3 + max(0, math.ceil(math.log2(Accuracy().rtol / self.acc.rtol) - 1e-9))
+        for _ in range(halvings):
+            if not (0.0 < target < math.inf and v < (1.0 - self._narrow_gap()) * target):
                 break
             # (the spread that caps the step is the frame's window where narrower than 16
             # spreads of the plan, as in _refine_step: the plan's kept sigma=0.741,
@@ -2691,10 +2700,10 @@ class _Engine:
             # step, only while the frame stays within _NARROW_POINTS: sigma=0.932,
             # p=1.6e-5, T=6,494, 0.70% wide, 0.54% so)
             cap = min(sd, self._window_spread("opt", order, hj, lj))
-            h2 = self._clamped_step(0.5 * hj, cap)
-            if (hj, lj) != first and \
-                    self.frame("opt", order, hj, lj).s.size * hj / h2 > _NARROW_POINTS:
-                h2 = self._clamped_step(0.5 * hj, sd)
+            h2 = self._clamped_step(0.5 * hj, cap, grow=True)
+            if (hj, lj) != first and self.frame("opt", order, hj, lj).s.size * hj / h2 > \
+                    _NARROW_POINTS * self._growth():
+                h2 = self._clamped_step(0.5 * hj, sd, grow=True)
             if not h2 < 0.95 * hj:
                 break
             try:
@@ -2706,6 +2715,12 @@ class _Engine:
                 break
             v, hj = w, h2
         return v
+
+    def _narrow_gap(self) -> float:
+        """The relative width of a bracket above which :meth:`narrow` refines the other
+        side: 0.4% at the default ``rtol`` and coarser, ``4 rtol`` finer (as
+        :meth:`_bracket_width`, so that the bracket narrows with ``rtol``)."""
+        return min(4e-3, 4.0 * self.acc.rtol)
 
     def _bare_estimate(self, order: int, h: float, lam: float, delta: float, eps: float
                        ) -> float:
@@ -3250,7 +3265,7 @@ class _OtherOfTwoOrders:
         if len(e.groups) <= _NARROW_GROUPS:
             hi = self.sound.epsilon(flat)
             for i, top in enumerate(hi.tolist()):
-                if out[i] < (1.0 - 4e-3) * top:
+                if out[i] < (1.0 - e._narrow_gap()) * top:
                     order = 1 if a[i] >= b[i] else -1
                     out[i] = max(out[i], e.narrow(order, float(flat[i]), float(out[i]), top))
         return out.reshape(delta.shape)

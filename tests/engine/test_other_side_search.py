@@ -90,3 +90,19 @@ def test_the_other_side_stops_once_within_rtol(monkeypatch):
         if rtol == 1e-3:
             assert max(n for side, n in built if side == "opt") < 100_000
     assert widths[1] <= widths[0]
+
+
+def test_narrowing_goes_on_below_the_default_rtol():
+    """sigma = 0.684, p = 2.67e-6, T = 539,384, delta = 2.87e-8 (a rarely sampled bulk,
+    whose other side's error is first order in the step): the narrowing stopped within 0.4%
+    of the sound answer and after three halvings at every rtol, so the lower end stayed at
+    0.0232141 and the bracket 0.36% wide at rtol = 1e-4 and 1e-5. Below the default it now
+    stops within 4 rtol, after up to one more halving per halving of rtol, its frames
+    grown as the sound side's: 0.037% at 1e-4 (0.015% at 1e-5, 0.0232938 against the sound
+    0.0232973)."""
+    args = dict(sigma=0.684, p=2.67e-6, steps=539_384)
+    lo0, hi0 = (float(v) for v in gdp.dpsgd(**args).epsilon_bounds(2.87e-8))
+    lo1, hi1 = (float(v) for v in gdp.dpsgd(**args, rtol=1e-4).epsilon_bounds(2.87e-8))
+    assert hi0 - lo0 > 3e-3 * hi0       # (the default's bracket is as wide as before)
+    assert lo0 <= lo1 <= hi1 <= hi0
+    assert hi1 - lo1 < 4e-4 * hi1       # (before: 0.36%)
