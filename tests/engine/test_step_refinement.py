@@ -302,3 +302,16 @@ def test_four_times_the_points_where_the_error_stays_over_twice_rtol():
     h = gdp.dpsgd(sigma=0.5123549424948463, p=1.4405714580863737e-06, steps=6_211_520)
     eps = float(h.epsilon(9.743099905570671e-06))
     assert 0.0832332 <= eps <= 1.001 * 0.0832779
+
+
+def test_the_first_pair_past_the_probe_is_not_taken_as_second_order():
+    """sigma = 0.605, p = 8.1e-6, T = 2,966,141, delta = 3.5e-8 (a fresh rare-bulk survey,
+    seed 20261206): after the long-double probe the pair of answers at the plan's step and
+    the probe's (a quarter of it) put the error at 0.095% as of the second order, and the
+    refinement stopped at 0.348671, at least 0.157% above the truth: gdp's bracket at
+    rtol = 1e-5 (the same at 1e-6) is [0.348059313, 0.348126096]. Taken between the first
+    order the probe found and the second (1.5, until a third answer shows its order), one
+    step more: 0.348329, within 0.078% of the bracket's lower end."""
+    eps = float(gdp.dpsgd(sigma=0.6048145118476835, p=8.131119604594348e-06,
+                          steps=2_966_141).epsilon(3.522555147573259e-08))
+    assert 0.348059313 <= eps <= 1.001 * 0.348059313
