@@ -1747,6 +1747,21 @@ class _Engine:
         fa = self._factors[1][i]
         return jump_split(fa.pess, fa.n, delta, below) is not None
 
+    def _split_takes_over(self, order: int, lam: float, delta: float, last: float) -> bool:
+        """Whether the sound side's refinement of ε at ``delta`` (tilt ``lam``, its last
+        answer ``last``) stops, for the split by the number of jumps to answer from there:
+        from the default ``rtol`` up, where the split follows (:meth:`_split_follows`) and
+        this tilt's frames went to long double. The split answers in double frames of its
+        own, the ordinary answer only placing its cut: σ = 0.550, p = 7.4e-6, 9.12M steps,
+        δ = 3.6e-10 built two more long-double frames, 0.94 of 1.3 s, for an ordinary
+        answer the split bettered anyway (now 0.29 s, the answer 4.4e-7 lower). Below the
+        default the finer ordinary answer can be the tighter (σ = 0.684, p = 2.67e-6,
+        539,384 steps, δ = 2.87e-8: by 6e-5 of it at ``rtol=1e-5``). For speed only: every
+        answer is a bound."""
+        return self._growth() == 1.0 and \
+            ("ext-went", "pess", order, lam, "eps", delta) in self._memo and \
+            self._split_follows(order, delta, last)
+
     def jump_eps(self, side: str, delta: float, ordinary: float) -> float:
         """Order 1's ε at ``delta`` on one side: the better of ``ordinary`` (this engine's
         own answer there) and the split of a power of one factor by its number of jumps
@@ -2339,6 +2354,8 @@ class _Engine:
                 # the truth, its factor needing 2.16M points)
                 fcap = int(_FACTOR_CAP * self._growth())
                 if not (math.isfinite(est) and 0.0 < est < info[0]) or v[j] >= close:
+                    break
+                if side == "pess" and self._split_takes_over(order, lj, xj, last):
                     break
                 order_h = _observed_order(older, prev, (hj, last))
                 past_probe = probed and older is None and \

@@ -305,13 +305,45 @@ def test_four_times_the_points_where_the_error_stays_over_twice_rtol():
 
 
 def test_the_first_pair_past_the_probe_is_not_taken_as_second_order():
-    """sigma = 0.605, p = 8.1e-6, T = 2,966,141, delta = 3.5e-8 (a fresh rare-bulk survey,
-    seed 20261206): after the long-double probe the pair of answers at the plan's step and
-    the probe's (a quarter of it) put the error at 0.095% as of the second order, and the
-    refinement stopped at 0.348671, at least 0.157% above the truth: gdp's bracket at
-    rtol = 1e-5 (the same at 1e-6) is [0.348059313, 0.348126096]. Taken between the first
-    order the probe found and the second (1.5, until a third answer shows its order), one
-    step more: 0.348329, within 0.078% of the bracket's lower end."""
+    """sigma = 0.595, p = 3.2e-6, T = 469,834, delta = 2.3e-8 (a seeded scan's rare bulk):
+    after the long-double probe the pair of answers at the plan's step and the probe's put
+    the error as of the second order, and the refinement stopped at 0.0898492, 0.078% above
+    the lower end of gdp's bracket at rtol = 1e-5, [0.0897791766, 0.0897828665]. Taken
+    between the first order the probe found and the second (1.5, until a third answer shows
+    its order): 0.0898201, 0.045%. (A fresh survey's sigma = 0.605, p = 8.1e-6,
+    T = 2,966,141, delta = 3.5e-8 went so from 0.157% to 0.078% above the truth; the split
+    by the number of jumps now answers it: below.)"""
+    eps = float(gdp.dpsgd(sigma=0.5945825849719116, p=3.1576485963410567e-06,
+                          steps=469_834).epsilon(2.343154208816869e-08))
+    assert 0.0897791766 <= eps <= 1.0005 * 0.0897791766
+
+
+def test_no_finer_long_double_frame_where_the_split_by_jumps_follows(monkeypatch):
+    """sigma = 0.550, p = 7.4e-6, T = 9,120,039, delta = 3.6e-10 (a fresh rare-bulk survey,
+    seed 20261206): the refinement built two more frames in long double (0.94 of 1.3 s),
+    at 3.4e-5 and 1.7e-5, for an ordinary answer (1.98529) that the split by the number of
+    jumps, answering in double frames of its own, then bettered anyway (1.98471). It stops
+    at the first such frame now; the split's answer is within 0.1% of the lower end of
+    gdp's bracket at rtol = 1e-5, [1.98401863, 1.98441723]."""
+    from gdp.engine import numeric
+
+    in_long_double = []
+    frame = numeric._Engine.frame
+
+    def spy(self, side, order, h, lam, log_eta=numeric._LOG_ETA, extended=False, top=None):
+        if extended and side == "pess":
+            in_long_double.append(h)
+        return frame(self, side, order, h, lam, log_eta, extended, top)
+
+    monkeypatch.setattr(numeric._Engine, "frame", spy)
+    eps = float(gdp.dpsgd(sigma=0.5496789717925497, p=7.40836303388344e-06,
+                          steps=9_120_039).epsilon(3.5791417032808865e-10))
+    assert 1.98401863 <= eps <= 1.001 * 1.98401863
+    assert len(set(in_long_double)) <= 1
+    # (the same survey's sigma = 0.605, p = 8.1e-6, T = 2,966,141, delta = 3.5e-8 stopped
+    # at 0.348671, at least 0.157% above the truth (gdp's bracket at rtol = 1e-5 and 1e-6,
+    # [0.348059313, 0.348126096]), the split then certifying nothing better from there;
+    # stopped at its first long-double frame, the split from it answers 0.348196)
     eps = float(gdp.dpsgd(sigma=0.6048145118476835, p=8.131119604594348e-06,
                           steps=2_966_141).epsilon(3.522555147573259e-08))
     assert 0.348059313 <= eps <= 1.001 * 0.348059313
