@@ -2365,12 +2365,13 @@ class _Engine:
                     # found and the rule's second, until a third answer shows its order:
                     # σ = 0.605, p = 8.1e-6, 2.97M steps, δ = 3.5e-8 stopped at 0.348671,
                     # 0.16% above the truth (order about 1.6 between its two answers), its
-                    # error put at 0.095% as of the second order; 0.348329 so, 0.058%. As of the
-                    # first, σ = 0.491, p = 5.8e-6, 6.5M steps, δ = 3.6e-7, within 0.07%,
-                    # took one more frame in long double, 0.88 → 1.9 s. Not where the split
-                    # by the number of jumps refines the answer after: σ = 0.516,
-                    # p = 1.2e-6, 5.55M steps, δ = 3.1e-9 took one more such frame, 1.06 →
-                    # 2.4 s, for the same answer)
+                    # error put at 0.095% as of the second order; σ = 0.595, p = 3.2e-6,
+                    # 469,834 steps, δ = 2.3e-8 at 0.078% above the lower end of its bracket
+                    # at rtol=1e-5, 0.045% so. As of the first order, σ = 0.491, p = 5.8e-6,
+                    # 6.5M steps, δ = 3.6e-7, within 0.07%, took one more frame in long
+                    # double, 0.88 → 1.9 s. Not where the split by the number of jumps
+                    # refines the answer after: σ = 0.516, p = 1.2e-6, 5.55M steps,
+                    # δ = 3.1e-9 took one more such frame, 1.06 → 2.4 s, for the same answer)
                     order_h = 1.5
                 if it >= 5 and not (side == "pess" and
                                     _step_error(prev, (hj, last), order_h) >
