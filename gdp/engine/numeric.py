@@ -101,6 +101,9 @@ _MOMENT_CELLS = 2048
 _NARROW_POINTS = 1 << 19
 # the width of a DP-SGD bracket the default accuracy aims at (relative to the sound end)
 _BRACKET_WIDTH = 5e-3
+# the width over which the other side's narrowing halves its step at the default accuracy
+# (_Engine.narrow; in proportion to rtol below it)
+_NARROW_GAP = 4e-3
 # the most groups of factors whose other side's ε is narrowed (_Engine.narrow; once above
 # _FEW_GROUPS): a list of 100 mixed mechanisms, its bracket 0.61% wide at the planned step,
 # 0.32% at half of it, for 0.06 s against 0.07 s of the sound answer; at 1,000 (0.69% ->
@@ -661,7 +664,18 @@ class _Engine:
     def _bracket_width(self) -> float:
         """The relative width of a bracket the other side need not narrow further:
         ``_BRACKET_WIDTH`` at the default ``rtol`` and above, in proportion below it."""
-        return min(_BRACKET_WIDTH, _BRACKET_WIDTH / Accuracy().rtol * self.acc.rtol)
+        return self._at_rtol(_BRACKET_WIDTH)
+
+    def _narrow_gap(self) -> float:
+        """The relative width of a bracket above which :meth:`narrow` refines the other
+        side: ``_NARROW_GAP`` at the default ``rtol`` and above, in proportion below it (so
+        that the bracket narrows with ``rtol``)."""
+        return self._at_rtol(_NARROW_GAP)
+
+    def _at_rtol(self, width: float) -> float:
+        """A relative ``width`` set at the default ``rtol``: itself there and above, in
+        proportion to ``rtol`` below."""
+        return min(width, width / Accuracy().rtol * self.acc.rtol)
 
     def _growth(self) -> float:
         r"""How many times the points of a planned step a refined step's frame and factor
@@ -1744,8 +1758,11 @@ class _Engine:
         i = self._split_group() if order == 1 and delta < self._jumps_below("eps") else None
         if i is None:
             return False
-        fa = self._factors[1][i]
-        return jump_split(fa.pess, fa.n, delta, below) is not None
+        key = ("split-follows", delta, below)  # (the refinement asks it twice a step)
+        if key not in self._memo:
+            fa = self._factors[1][i]
+            self._memo[key] = jump_split(fa.pess, fa.n, delta, below) is not None
+        return self._memo[key]
 
     def _split_takes_over(self, order: int, lam: float, delta: float, last: float) -> bool:
         """Whether the sound side's refinement of ε at ``delta`` (tilt ``lam``, its last
@@ -2759,12 +2776,6 @@ class _Engine:
                 break
             v, hj = w, h2
         return v
-
-    def _narrow_gap(self) -> float:
-        """The relative width of a bracket above which :meth:`narrow` refines the other
-        side: 0.4% at the default ``rtol`` and coarser, ``4 rtol`` finer (as
-        :meth:`_bracket_width`, so that the bracket narrows with ``rtol``)."""
-        return min(4e-3, 4.0 * self.acc.rtol)
 
     def _bare_estimate(self, order: int, h: float, lam: float, delta: float, eps: float
                        ) -> float:

@@ -325,8 +325,6 @@ def test_no_finer_long_double_frame_where_the_split_by_jumps_follows(monkeypatch
     jumps, answering in double frames of its own, then bettered anyway (1.98471). It stops
     at the first such frame now; the split's answer is within 0.1% of the lower end of
     gdp's bracket at rtol = 1e-5, [1.98401863, 1.98441723]."""
-    from gdp.engine import numeric
-
     in_long_double = []
     frame = numeric._Engine.frame
 
