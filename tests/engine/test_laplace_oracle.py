@@ -29,7 +29,13 @@ Three flags of seed 20261206 (δ from 1.6e-13 to 2.2e-8): dp-accounting's optimi
 the truth in one (σ = 0.855, p = 0.290, T = 13,265, δ = 2.2e-8: reference 1281.01999,
 dp-accounting 1281.3085), its pessimistic below it in two (σ = 0.946, p = 0.080, T = 886,
 δ = 1.6e-13: reference 32.987887, dp-accounting 32.9574; σ = 0.882, p = 0.210, T = 5,851,
-δ = 1.1e-12: reference 405.70004, dp-accounting 405.487)."""
+δ = 1.1e-12: reference 405.70004, dp-accounting 405.487). Four flags of seed 20261208 (δ
+from 4.2e-15 to 5.4e-12): dp-accounting's optimistic and pessimistic ε both above the truth
+in one (σ = 2.971, p = 0.279, T = 4,917, δ = 4.2e-15: reference 74.670326, dp-accounting
+78.6755 and 78.0452), its pessimistic below it in three (σ = 1.343, p = 0.138, T = 4,900,
+δ = 5.4e-12: reference 88.612681, dp-accounting 88.5495; σ = 4.010, p = 0.715, T = 1,706,
+δ = 2.4e-12: reference 78.044163, dp-accounting 78.0154; σ = 3.358, p = 0.032, T = 2,451,
+δ = 6.8e-14: reference 3.6069921, dp-accounting 3.60021)."""
 
 from __future__ import annotations
 
