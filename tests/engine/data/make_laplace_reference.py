@@ -24,6 +24,15 @@ below gdp's bracket (large ε at tiny δ). The method needs the integrand to dec
 range integrated, i.e. no part of the law on one point (runs where p T is of order 1 or
 less: some steps never sampled); the script checks that and refuses otherwise. Run ``python
 tests/engine/data/make_laplace_reference.py`` (a few minutes per configuration).
+
+``DELTA_AT`` adds δ at a given ε (the larger of the two orders') for T rarely sampled steps
+at large δ (σ near 0.5, p of 1e-6 to 1e-5, millions of steps, δ of 1e-5 to 1e-2): each
+step's law is a bulk about :math:`p\sqrt{e^{\mu^2} - 1}` wide beside a heavy tail of
+sampled steps, so the composition's integrand decays on the scale of the whole bulk's
+inverse spread (a few hundred in t), far beyond the saddle point's; the range is doubled
+until it has decayed by the same test (``wide``). Each evaluation takes minutes (the
+quadrature of M at each t), so these rows give δ at one ε near the truth rather than ε at
+a δ; gdp's sound ε at that δ must lie at or above that ε.
 """
 
 from __future__ import annotations
@@ -109,6 +118,20 @@ CONFIGS = [  # sigma, p, steps, delta, first guess of eps
     (3.358386057426923, 0.03224638458870898, 2451, 6.78328140517896e-14, 3.607),
 ]
 _CUTS = [-40.0, -10.0, -5.0, 0.0, 5.0, 10.0, 20.0, 40.0, 80.0]
+# the most doublings of the range of a wide inversion (delta)
+_DOUBLINGS = 8
+# sigma, p, steps, eps: δ(ε) (the larger of the two orders') by the wide inversion, for T
+# rarely sampled steps at large δ, where the integrand decays on the narrow bulk's scale
+# and the secant of ``epsilon`` would cost too many of these evaluations (minutes each)
+DELTA_AT = [
+    # gdp's default sound eps at delta = 1.6888746e-4 was 0.138741 (1.5e-4 above the truth:
+    # the window's cap of points stopped the refinement), its bracket at rtol=1e-4
+    # [0.1385475, 0.1386549]
+    (0.4935494356031456, 2.6504917024335827e-06, 6_725_159, 0.13859),
+    # the box's corner (sigma = 0.4, p = 1e-6, 10^7 steps) at delta = 1e-2: the default
+    # sound eps was 0.0536734, its bracket 3.0% wide
+    (0.4, 1e-6, 10_000_000, 0.05237),
+]
 
 
 def log_mgf(z: complex, mu: float, p: float, order: int) -> complex:
@@ -129,8 +152,11 @@ def log_mgf(z: complex, mu: float, p: float, order: int) -> complex:
     return complex(math.log(abs(complex(re, im))), math.atan2(im, re))
 
 
-def delta(eps: float, sigma: float, p: float, steps: int, order: int) -> float:
-    """δ(ε) of one order of the composition, by Laplace inversion at the saddle point."""
+def delta(eps: float, sigma: float, p: float, steps: int, order: int,
+          wide: bool = False) -> float:
+    """δ(ε) of one order of the composition, by Laplace inversion at the saddle point.
+    ``wide``: where the integrand has not decayed at the end of the range, the range is
+    doubled (up to ``_DOUBLINGS`` times) until it has (``DELTA_AT``)."""
     mu = 1.0 / sigma
 
     def K(lam: float) -> float:
@@ -152,14 +178,25 @@ def delta(eps: float, sigma: float, p: float, steps: int, order: int) -> float:
         v = steps * log_mgf(z, mu, p, order) - z * eps - k0
         return (np.exp(v) / (z * (z + 1.0))).real
 
-    val = integrate.quad(integrand, 0.0, 12.0 * sd, epsabs=0, epsrel=1e-10, limit=400)[0]
+    span = 12.0 * sd
+    val = integrate.quad(integrand, 0.0, span, epsabs=0, epsrel=1e-10, limit=400)[0]
     # the truncated range must hold the integral: where a part of the law sits on one
     # point (p T of order 1 or less: steps never sampled), |M(lam + it)|^T does not decay
-    # and the method does not apply
-    tail = max(abs(integrand(12.0 * sd * f)) for f in (1.0, 2.0, 8.0))
-    if not tail * 1e3 * sd <= 1e-9 * abs(val):
-        raise ValueError(f"the integrand does not decay (sigma={sigma}, p={p}, T={steps})")
-    return math.exp(k0) * val / math.pi
+    # and the method does not apply; where the law is a narrow bulk beside a heavy tail
+    # (T rarely sampled steps at large δ), it decays on the scale of the bulk's spread,
+    # far beyond the saddle point's (``wide``)
+    scale = sd  # (the range over 12)
+    for k in range(_DOUBLINGS + 1):
+        tail = max(abs(integrand(span * f)) for f in (1.0, 2.0, 8.0))
+        if tail * 1e3 * scale <= 1e-9 * abs(val):
+            return math.exp(k0) * val / math.pi
+        if not wide or k == _DOUBLINGS:
+            break
+        cuts = np.linspace(span, 2.0 * span, 9)
+        val += math.fsum(integrate.quad(integrand, a, b, epsabs=0, epsrel=1e-10, limit=400)[0]
+                         for a, b in zip(cuts[:-1], cuts[1:], strict=True))
+        span, scale = 2.0 * span, 2.0 * scale
+    raise ValueError(f"the integrand does not decay (sigma={sigma}, p={p}, T={steps})")
 
 
 def epsilon(sigma: float, p: float, steps: int, target: float, guess: float) -> dict:
@@ -197,13 +234,21 @@ def main() -> None:
         r = dict(sigma=s, p=p, steps=t, delta=d, **epsilon(s, p, t, d, guess))
         print(r, flush=True)
         recs.append(r)
+    at = []
+    for s, p, t, e in DELTA_AT:
+        d1, d2 = (delta(e, s, p, t, order, wide=True) for order in (1, -1))
+        r = dict(sigma=s, p=p, steps=t, eps=e, delta=max(d1, d2), delta_order1=d1,
+                 delta_order_minus1=d2)
+        print(r, flush=True)
+        at.append(r)
     prov = dict(script="tests/engine/data/make_laplace_reference.py",
                 date=datetime.date.today().isoformat(), python=platform.python_version(),
                 numpy=np.__version__, scipy=scipy.__version__,
                 method="Laplace inversion of the T-fold moment generating function at the "
                        "saddle point, adaptive quadrature (see the script's docstring); "
                        "secant to a relative 1e-7")
-    OUT.write_text(json.dumps(dict(provenance=prov, configurations=recs), indent=1) + "\n")
+    OUT.write_text(json.dumps(dict(provenance=prov, configurations=recs, delta_at_eps=at),
+                              indent=1) + "\n")
 
 
 if __name__ == "__main__":
