@@ -348,3 +348,19 @@ def test_no_finer_long_double_frame_where_the_split_by_jumps_follows(monkeypatch
     eps = float(gdp.dpsgd(sigma=0.6048145118476835, p=8.131119604594348e-06,
                           steps=2_966_141).epsilon(3.522555147573259e-08))
     assert 0.348059313 <= eps <= 1.001 * 0.348059313
+
+
+def test_a_lower_tilt_where_the_cap_set_the_planned_step():
+    """sigma = 0.448, p = 9.3e-6, 3.28M steps, delta = 2.2e-5 (a survey of rarely sampled
+    steps at large delta): the cap of points, not the step rule, set the planned step (the
+    tilted spread 4.7 at the planned tilt, from the sampled steps' far tail), and with no
+    pair of answers to estimate its error the refinement never started: 1.501000 at every
+    rtol, 0.22% above the lower end of the bracket at rtol=1e-4. At a lower tilt
+    (``_Engine._lower_tilt``) the rule's step fits: the default sound answer lies within
+    0.1% of that lower end, so within 0.1% of the truth."""
+    s, p, t, delta = 0.44819560263253805, 9.330940352105997e-06, 3_281_471, \
+        2.2263674168030036e-05
+    sound = float(gdp.dpsgd(sigma=s, p=p, steps=t).epsilon(delta))
+    lower, upper = map(float, gdp.dpsgd(sigma=s, p=p, steps=t, rtol=1e-4).epsilon_bounds(delta))
+    assert lower <= upper <= sound
+    assert sound <= lower * 1.001
