@@ -42,6 +42,7 @@ shared machine under ``nice``; a full scan takes minutes to an hour, depending o
     nice -n 10 python benchmarks/scan_engine_box.py --question delta --n 320
     nice -n 10 python benchmarks/scan_engine_box.py --region rare-jumps --n 40
     nice -n 10 python benchmarks/scan_engine_box.py --region rare-bulk --n 40
+    nice -n 10 python benchmarks/scan_engine_box.py --region rare-bulk-large-delta --n 40
 """
 
 from __future__ import annotations
@@ -70,7 +71,13 @@ RARE_JUMPS = dict(sigma=(0.6, 1.2), p=(1e-6, 1e-5), steps=(1e4, 1e7), delta=(1e-
 # ``--region rare-bulk``
 RARE_BULK = dict(sigma=(0.45, 0.75), p=(1e-6, 1e-5), steps=(1e5, 1e7), delta=(1e-10, 1e-4),
                  eps=(0.01, 0.3))
-REGIONS = {"box": BOX, "rare-jumps": RARE_JUMPS, "rare-bulk": RARE_BULK}
+# the same at large δ (1e-5 to 1e-2, millions of steps, σ from 0.4), where the moment
+# bound's tilt weights the sampled steps' far tail and the frame's window reaches it:
+# ``--region rare-bulk-large-delta``
+RARE_BULK_LARGE_DELTA = dict(sigma=(0.4, 0.7), p=(1e-6, 1e-5), steps=(1e6, 1e7),
+                             delta=(1e-5, 1e-2), eps=(0.01, 0.3))
+REGIONS = {"box": BOX, "rare-jumps": RARE_JUMPS, "rare-bulk": RARE_BULK,
+           "rare-bulk-large-delta": RARE_BULK_LARGE_DELTA}
 
 
 class Question(abc.ABC):
@@ -209,7 +216,7 @@ def configurations(n: int, seed: int = 20261123, given: str = "delta",
         The key in ``BOX`` of the fourth coordinate x, the value the question is asked at
         (``"delta"`` or ``"eps"``); σ, p and T do not depend on it.
     region : str
-        A key of ``REGIONS``: the whole box (default) or its rare-jump corner.
+        A key of ``REGIONS``: the whole box (default) or one of its corners.
 
     Returns
     -------
@@ -377,7 +384,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--region", choices=tuple(REGIONS), default="box",
                     help="box: the whole practical box; rare-jumps: sigma in [0.6, 1.2], "
                          "p in [1e-6, 1e-5], T in [1e4, 1e7], delta in [1e-15, 1e-12] "
-                         "(eps in [0.01, 0.3])")
+                         "(eps in [0.01, 0.3]); rare-bulk: sigma in [0.45, 0.75], p in "
+                         "[1e-6, 1e-5], T in [1e5, 1e7], delta in [1e-10, 1e-4]; "
+                         "rare-bulk-large-delta: sigma in [0.4, 0.7], T in [1e6, 1e7], delta "
+                         "in [1e-5, 1e-2]")
     ap.add_argument("--limit", type=float, default=20.0,
                     help="seconds per configuration (both calls)")
     ap.add_argument("--memory", type=float, default=4.0, help="GiB per child; 0: no cap")
