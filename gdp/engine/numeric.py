@@ -673,7 +673,7 @@ class _Engine:
         r"""A tilt below ``lam`` for the refined frames of ε at ``delta`` (the sound answer
         ``eps``), where the window's cap of points stops the refinement at step ``h``, or
         set that step in place of the rule with no pair of answers yet to estimate its
-        error (:meth:`_refine_step`, :meth:`_rule_tilt`); None where no such tilt narrows
+        error (:meth:`_refine_step`, :meth:`_tilt_window`); None where no such tilt narrows
         the window enough.
 
         The tilt that minimises the moment bound weights the far tail of every factor: for
@@ -718,24 +718,20 @@ class _Engine:
         self._memo[key] = out
         return out
 
-    def _rule_tilt(self, side: str, order: int, h: float, lam: float, delta: float,
-                   est: float, sd: float, eps: float, spread_of: Callable[..., float]
-                   ) -> float:
-        """The rule's step at the lower tilt of :meth:`_lower_tilt` (capped by that tilt's
-        window at step ``h``, ``spread_of``), remembered as the tilt this side went to; ``h``
-        where there is none."""
+    def _tilt_window(self, order: int, h: float, lam: float, delta: float, eps: float,
+                     spread_of: Callable[[float, float], float]
+                     ) -> tuple[float, float] | None:
+        """The lower tilt of :meth:`_lower_tilt` and the spread read off its frame's window
+        at step ``h`` (``spread_of``); None where there is none or its factors' lattices
+        exceed their cap there."""
         lt = self._lower_tilt(order, h, lam, delta, eps)
         if lt is None:
-            return h
+            return None
         try:
             self._windows(h, order, lt, cap=_FACTOR_CAP)
-            spread = spread_of(h, lt)
+            return lt, spread_of(h, lt)
         except ValueError:
-            return h
-        h2 = self._clamped_step(self._rule_step(lt, est, sd), spread)
-        if h2 < 0.7 * h:
-            self._memo[("tilt-lowered", side, order, delta)] = lt
-        return h2
+            return None
 
     def _bracket_width(self) -> float:
         """The relative width of a bracket the other side need not narrow further:
@@ -2510,10 +2506,13 @@ class _Engine:
                     # window is narrower, where δ allows one, _lower_tilt; σ = 0.448,
                     # p = 9.3e-6, 3.28M steps, δ = 2.2e-5 answered 1.501000 at every rtol,
                     # its tilted spread 4.7 at the planned tilt)
-                    h2 = self._rule_tilt(side, order, hj, lj, xj, est, sd,
-                                         sound if side == "opt" else last, spread_of)
-                    if h2 < 0.7 * hj:
-                        lj = self._memo[("tilt-lowered", side, order, xj)]
+                    tw = self._tilt_window(order, hj, lj, xj,
+                                           sound if side == "opt" else last, spread_of)
+                    if tw is not None:
+                        ht = self._clamped_step(self._rule_step(tw[0], est, sd), tw[1])
+                        if ht < 0.7 * hj:
+                            lj, h2 = tw[0], ht
+                            self._memo[("tilt-lowered", side, order, xj)] = lj
                 if not h2 < 0.7 * hj:
                     err = _step_error(prev, (hj, last), order_h)
                     # (where the answer is under half the moment bound that planned the
@@ -2564,18 +2563,12 @@ class _Engine:
                     if h2 > 1.01 * f * hj:
                         # (the window's cap stops the step: a lower tilt, whose window is
                         # narrower, where δ allows it, _lower_tilt)
-                        lt = self._lower_tilt(order, hj, lj, xj, sound if side == "opt"
-                                              else last)
-                        if lt is not None:
-                            try:
-                                self._windows(hj, order, lt, cap=_FACTOR_CAP)
-                                spread_t = spread_of(hj, lt)
-                            except ValueError:
-                                spread_t = math.inf
-                            if spread_t < spread:
-                                lj, spread = lt, spread_t
-                                h2 = self._clamped_step(f * hj, spread, grow=True)
-                                self._memo[("tilt-lowered", side, order, xj)] = lj
+                        tw = self._tilt_window(order, hj, lj, xj,
+                                               sound if side == "opt" else last, spread_of)
+                        if tw is not None and tw[1] < spread:
+                            lj, spread = tw
+                            h2 = self._clamped_step(f * hj, spread, grow=True)
+                            self._memo[("tilt-lowered", side, order, xj)] = lj
                     # (where that cap stops a refinement whose error estimate is still over
                     # rtol, on the sound side, or whose bracket is still over
                     # _bracket_width(), on the other, a window of twice the points:
