@@ -87,6 +87,28 @@ asked within 1.2 standard errors each time): its optimistic ε above the truth i
 0.1% above gdp's sound 11.288910 at σ = 0.463, p = 2.4e-3, T = 8, δ = 3.6e-14, where δ lies
 20 standard errors below the δ asked), its pessimistic below it in three (4.785915 against
 about 4.9146 at σ = 0.746, p = 2.1e-3, T = 4,704, δ = 2.2e-13, 73 standard errors).
+At seed 20261206, 10 of 80, all at δ ≤ 2.2e-8, each decided for gdp: three by Laplace
+inversion (its optimistic ε above the truth in one, 1281.3085 against 1281.01999 at
+σ = 0.855, p = 0.290, T = 13,265, δ = 2.2e-8; its pessimistic below it in two), seven by the
+Monte Carlo (at the centre of gdp's bracket at ``rtol=1e-5`` the estimate is the δ asked
+within 1.6 standard errors each time): its optimistic ε above the truth in five (10.5935
+against about 10.5255 at σ = 0.834, p = 0.122, T = 4, δ = 5.5e-15, where δ lies 307
+standard errors below the δ asked), its pessimistic below it in two (4.773610 against about
+4.7862 at σ = 1.151, p = 0.031, T = 179, δ = 8.2e-14, 26 standard errors).
+At seed 20261207, 9 of 80, all at δ ≤ 1.1e-13, each decided for gdp by the Monte Carlo
+(within 1.3 standard errors at gdp's bracket centre): its optimistic ε above the truth in
+eight (20.23 against about 6.6514 at σ = 0.422, p = 1.5e-6, T = 19,985, δ = 1.2e-15), its
+pessimistic below it in two (26.7176 against about 26.8199 at σ = 0.418, p = 2.8e-3,
+T = 1,340, δ = 1.1e-13, 19 standard errors; 3.566270 at σ = 1.009, p = 0.021, T = 13,
+δ = 9.1e-14, 4.6 standard errors).
+At seed 20261208, 8 of 80, all at δ ≤ 1.5e-11, each decided for gdp: four by Laplace
+inversion (its optimistic ε above the truth in one, 78.6755 against 74.670326 at σ = 2.971,
+p = 0.279, T = 4,917, δ = 4.2e-15; its pessimistic below it in three), four by the Monte
+Carlo (within 1.8 standard errors at gdp's bracket centre): its optimistic ε above the
+truth in two (18.477918 against about 18.4628 at σ = 1.043, p = 0.159, T = 72, δ = 5.9e-15,
+20 standard errors), its pessimistic below it in two (2.894169 against about 2.89691 at
+σ = 0.482, p = 1.1e-5, T = 1,739, δ = 1.5e-11, where ten million samples put δ 10.7
+standard errors above the δ asked: a million could not tell).
 Run::
 
     python benchmarks/cross_check_dp_accounting.py --seed 20261127 --n 60
