@@ -156,6 +156,28 @@ def test_spike_power_composition_keeps_its_units(monkeypatch):
     assert math.exp(a.log_scale) == pytest.approx(math.exp(b.K - a.K))
 
 
+def test_spike_powers_of_many_factors_stay_in_range(monkeypatch):
+    """Eight laws on one point, each raised to a power whose a^-n is e^250 (inside the
+    range alone, e^2,000 together: 100 phases of a run at delta = 1e-10 raised
+    OverflowError): the spike powers stop where their product would leave the range, and the
+    composed masses are those of the plain powers, within the allowances."""
+    from gdp.engine import fourier
+    from gdp.engine.fourier import _compose, _Tilted
+
+    items = []
+    for i in range(8):
+        w = np.full(64, 2e-3 / 63)
+        w[i] = 1.0 - 2e-3
+        items.append((_Tilted(-i, w, 0.0, 0.0, 0.0), int(250 / -math.log1p(-2e-3))))
+    a = _compose(items, -40, 256)
+    assert 0.0 < a.log_scale <= fourier._SPIKE_ROOM
+    assert np.isfinite(a.c).all() and math.isfinite(a.tau) and math.isfinite(a.K)
+    monkeypatch.setattr(fourier, "_spike_power", lambda *args: None)
+    b = _compose(items, -40, 256)
+    assert np.allclose(a.c * np.exp(a.K), b.c * np.exp(b.K), rtol=1e-9,
+                       atol=(b.tau + a.tau * math.exp(a.K - b.K)) * math.exp(b.K))
+
+
 @pytest.mark.parametrize("sign", [-1, 1])
 def test_factors_relative_errors_are_covered_by_the_relative_allowances(sign):
     """Factors whose true tilted masses are (1 ± r) times the computed ones (r = 1e-6, far
