@@ -1,0 +1,81 @@
+"""Reference ε of DP-SGD runs in many phases from dp-accounting's PLDs.
+
+Two runs of Poisson-subsampled Gaussian steps with add/remove neighbours, each phase its own
+noise multiplier σ, rate p and number of steps (``gdp.dpsgd(phases=...)``):
+
+* ``many``: 200 phases, σ uniform in [0.5, 3], p uniform in [1e-4, 0.1], 1 to 49 steps each
+  (numpy seed 1), δ = 1e-8;
+* ``rare``: 17 rarely sampled phases, σ uniform in [0.5, 0.8], p log-uniform in
+  [1e-5, 1e-4], 1,000 to 10,000 steps each (log-uniform, seed 6), δ = 1e-8.
+
+dp-accounting composes the PLDs of both orders of every phase (``self_compose`` by its
+steps, then ``compose``) at the value discretisation 1e-4: ``pessimistic_estimate=True``
+(connect-the-dots) gives an upper bound of the true ε, ``False`` (without connect-the-dots)
+a lower bound. Used by ``tests/engine/test_composition.py``: gdp's sound ε is never below
+the lower bound, its lower end never above the upper one. Run from the repository root
+(about two minutes):
+
+    python tests/engine/data/make_phases_reference.py
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from datetime import date
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+from dp_accounting.pld import privacy_loss_distribution as pldm
+
+VDI = 1e-4
+
+
+def runs() -> dict:
+    """The phases ``[sigma, p, steps]`` and the δ of each run."""
+    rng = np.random.default_rng(1)
+    many = [[float(rng.uniform(0.5, 3)), float(rng.uniform(1e-4, 0.1)),
+             int(rng.integers(1, 50))] for _ in range(200)]
+    rng = np.random.default_rng(6)
+    rare = [[float(rng.uniform(0.5, 0.8)),
+             float(np.exp(rng.uniform(np.log(1e-5), np.log(1e-4)))),
+             int(np.exp(rng.uniform(np.log(1e3), np.log(1e4))))] for _ in range(17)]
+    return {"many": {"phases": many, "delta": 1e-8}, "rare": {"phases": rare, "delta": 1e-8}}
+
+
+def _epsilon(phases: list, delta: float, pessimistic: bool) -> float:
+    kw = {"value_discretization_interval": VDI, "pessimistic_estimate": pessimistic}
+    if not pessimistic:
+        kw["use_connect_dots"] = False
+    out = None
+    for s, p, t in phases:
+        pld = pldm.from_gaussian_mechanism(standard_deviation=s, sampling_prob=p,
+                                           **kw).self_compose(t)
+        out = pld if out is None else out.compose(pld)
+    return float(out.get_epsilon_for_delta(delta))
+
+
+def main() -> None:
+    out = {
+        "provenance": {
+            "script": "tests/engine/data/make_phases_reference.py",
+            "made": date.today().isoformat(),
+            "dp_accounting": version("dp-accounting"),
+            "python": platform.python_version(),
+            "value_discretization_interval": VDI,
+            "note": "pld_pessimistic: upper bound of the true epsilon; pld_optimistic: "
+                    "lower bound",
+        },
+    }
+    for name, run in runs().items():
+        run["pld_pessimistic"] = _epsilon(run["phases"], run["delta"], True)
+        run["pld_optimistic"] = _epsilon(run["phases"], run["delta"], False)
+        print(name, run["pld_pessimistic"], run["pld_optimistic"], flush=True)
+        out[name] = run
+    path = Path(__file__).with_name("phases_reference.json")
+    path.write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
