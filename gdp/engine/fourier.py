@@ -1544,20 +1544,32 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
         # the inverse transform of a spectrum error dY has l1 norm at most
         # sqrt(N) ||.||_2 = ||dY||_2 over the whole (Hermitian) spectrum (Parseval), at
         # most sqrt(2 sum |dY_m|^2) over the half kept
-        # (the errors and moduli are not read again: squared in place)
-        for i in range(len(mags)):
-            if len(mags) == 1:  # (the product over no other factor: 1)
-                prod, e = np.ones(1), np.asarray(errs[i], dtype=float)
-            else:
-                prod = np.ones(half)
-                for j in range(len(mags)):
-                    if j != i:
-                        prod = prod * (mags[j] + errs[j])
-                e = errs[i] * prod
+        # (the errors and moduli are not read again: squared in place). Factor i's error
+        # is scaled by the product over the others of (|E_j| + dE_j): their suffix products
+        # first, then their prefix products (about 4F products of arrays, not F(F - 1): a
+        # run in 40 rarely sampled phases spent 0.4 of its 1.5 s on them)
+        F = len(mags)
+        if F == 1:  # (the product over no other factor: 1)
+            scaled, kept = [np.asarray(errs[0], dtype=float)], [np.ones(1)]
+        else:
+            scaled, kept = [None] * F, [None] * F
+            suf = np.ones(half)
+            for i in range(F - 1, -1, -1):
+                scaled[i] = errs[i] * suf
+                if norms[i] >= 0:
+                    kept[i] = suf
+                np.add(mags[i], errs[i], out=mags[i])  # (|E_i| + dE_i, in place)
+                suf = mags[i] * suf
+        pre = None
+        for i in range(F):
+            e = scaled[i] if pre is None else np.multiply(scaled[i], pre, out=scaled[i])
             comp = math.sqrt(2.0 * float(_sum(np.multiply(e, e, out=e))))
             if norms[i] >= 0:  # normwise (Higham 24.1): ||dZ||_2 <= g sqrt(N) ||x||_2
+                prod = kept[i] if pre is None else kept[i] * pre
                 comp = min(comp, g * math.sqrt(N) * norms[i] * float(np.max(prod)))
             l1 += comp
+            if F > 1 and i < F - 1:
+                pre = mags[i] if pre is None else pre * mags[i]
         aY = _modulus(Y)
         sY = float(_sum(aY))
         l1 += math.sqrt(2.0 * float(_sum(np.multiply(aY, aY, out=aY)))) * (len(mags) + 2) \
