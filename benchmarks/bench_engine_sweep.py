@@ -38,9 +38,18 @@ Part 3, the FFT floor: for σ = 1, p = 0.01, T = 10⁴, δ = 1e-5, the median ti
 (their lengths recorded in one uncounted call, then each ``rfft``/``irfft`` timed on its own;
 the sound answer may skip the second order's frame, but the floor keeps its transforms).
 
+Part 4, runs in phases (``gdp.dpsgd(phases=...)``, each phase its own σ, p and steps):
+the lists of ``tests/engine/data/make_phases_reference.py`` (200 phases of 1 to 49 steps;
+17 rarely sampled phases of 1,000 to 10,000 steps) and seeded random lists of 17 to 200
+phases (σ in [0.5, 4], a number of epochs p T in [0.01, 20], δ in [1e-12, 1e-4]), half
+with p in [1e-3, 0.1], half with p in [1e-5, 0.1]: gdp's sound ε and its time, the
+bracket's width and extra time, dp-accounting's pessimistic ε at the discretisation 1e-3
+(its PLDs of both orders, ``self_compose`` per phase, then ``compose``) and its time in a
+child process, and the ratio.
+
 Run ``python benchmarks/bench_engine_sweep.py`` (``--quick``: fewer random configurations,
-K up to 1,000; ``--floor``: part 3 only). Note the machine's load (``uptime``) with the
-figures.
+K up to 1,000; ``--floor``: part 3 only; ``--phases``: part 4 only). Note the machine's
+load (``uptime``) with the figures.
 """
 
 from __future__ import annotations
@@ -270,6 +279,66 @@ def mixed(ks: list[int], seed: int = 20240611) -> None:
               f"bracket +{t2 - t1:.3f} s", flush=True)
 
 
+def _phase_lists(n: int, seed: int = 20261129) -> list[tuple[str, list, float]]:
+    """(name, phases [(σ, p, steps)], δ) of part 4."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "engine" / "data"))
+    from make_phases_reference import runs
+
+    out = [(f"reference {k}", [tuple(x) for x in r["phases"]], r["delta"])
+           for k, r in runs().items()]
+    rng = np.random.default_rng(seed)
+
+    def lu(a: float, b: float) -> float:
+        return float(np.exp(rng.uniform(math.log(a), math.log(b))))
+
+    for i in range(n):
+        pmin = 1e-3 if i % 2 == 0 else 1e-5
+        k = int(round(lu(17, 200)))
+        ph = []
+        for _ in range(k):
+            sg, pp = lu(0.5, 4.0), lu(pmin, 0.1)
+            ph.append((sg, pp, int(min(1e6, max(1, round(lu(0.01, 20.0) / pp))))))
+        out.append((f"random, p from {pmin:g}", ph, lu(1e-12, 1e-4)))
+    return out
+
+
+def _dpa_phases(phases: list, d: float, disc: float = 1e-3) -> float:
+    from dp_accounting.pld import privacy_loss_distribution as pldm
+
+    out = None
+    for s, p, t in phases:
+        pl = pldm.from_gaussian_mechanism(standard_deviation=s, sampling_prob=p,
+                                          value_discretization_interval=disc).self_compose(t)
+        out = pl if out is None else out.compose(pl)
+    return float(out.get_epsilon_for_delta(d))
+
+
+def phases(n: int, limit: float) -> None:
+    print("-- runs in phases: gdp.dpsgd(phases=...) against dp-accounting at 1e-3")
+    ratios = []
+    for name, ph, d in _phase_lists(n):
+        t0 = time.perf_counter()
+        h = gdp.dpsgd(phases=[dict(sigma=s, p=p, steps=t) for s, p, t in ph])
+        e = float(h.epsilon(d))
+        tg = time.perf_counter() - t0
+        lo, hi = (float(v) for v in h.epsilon_bounds(d))
+        tb = time.perf_counter() - t0 - tg
+        ve, td = _timed(_dpa_phases, (ph, d), limit)
+        if td:
+            ratios.append(tg / td)
+        w = (hi - lo) / hi if hi > 0 and math.isfinite(hi) else 0.0
+        dpa = f"{ve:.6g} in {td:.3f} s (ratio {tg / td:.3g})" if td else str(ve)
+        print(f"{name}: {len(ph)} phases, {sum(t for _, _, t in ph)} steps, delta {d:.2g}: "
+              f"eps {e:.6g}, bracket {w:.3%} wide, sound {tg:.3f} s, bracket +{tb:.3f} s; "
+              f"dp-accounting {dpa}", flush=True)
+    if ratios:
+        print(f"   median time ratio gdp/dp-accounting(1e-3) = {statistics.median(ratios):.3g}, "
+              f"max {max(ratios):.3g}")
+
+
 def floor(cfg: tuple[float, float, int, float] = (1.0, 0.01, 10_000, 1e-5),
           runs: int = 21) -> None:
     from scipy import fft as sfft
@@ -324,9 +393,15 @@ def main(argv: list[str] | None = None) -> None:
                     help="memory cap (GiB) of dp-accounting's finer ladder steps")
     ap.add_argument("--random", type=int, default=None, help="random configurations")
     ap.add_argument("--floor", action="store_true", help="the FFT floor only")
+    ap.add_argument("--phases", action="store_true", help="runs in phases only")
     args = ap.parse_args(argv)
     if args.floor:
         floor()
+        return
+    if args.phases:
+        print(f"load: {os.getloadavg()}")
+        phases(4 if args.quick else 10, args.limit)
+        print(f"load: {os.getloadavg()}")
         return
     n = args.random if args.random is not None else (8 if args.quick else 24)
     print(f"load: {os.getloadavg()}")
@@ -337,6 +412,7 @@ def main(argv: list[str] | None = None) -> None:
     sweep(configs, args.limit, int(args.memory * (1 << 30)), args.runs)
     mixed([10, 100, 1000] if args.quick else [10, 100, 1000, 5000])
     floor()
+    phases(4 if args.quick else 10, args.limit)
     print(f"load: {os.getloadavg()}")
 
 
