@@ -6,14 +6,17 @@ noise multiplier σ, rate p and number of steps (``gdp.dpsgd(phases=...)``):
 * ``many``: 200 phases, σ uniform in [0.5, 3], p uniform in [1e-4, 0.1], 1 to 49 steps each
   (numpy seed 1), δ = 1e-8;
 * ``rare``: 17 rarely sampled phases, σ uniform in [0.5, 0.8], p log-uniform in
-  [1e-5, 1e-4], 1,000 to 10,000 steps each (log-uniform, seed 6), δ = 1e-8.
+  [1e-5, 1e-4], 1,000 to 10,000 steps each (log-uniform, seed 6), δ = 1e-8;
+* ``narrow``: 17 rarely sampled phases, σ log-uniform in [0.5, 4], p log-uniform in
+  [1e-5, 1e-3], a number of epochs p T log-uniform in [0.05, 5] (T at most 10⁵; seed 0),
+  δ = 1e-8: bulks about a lattice step wide.
 
 dp-accounting composes the PLDs of both orders of every phase (``self_compose`` by its
 steps, then ``compose``) at the value discretisation 1e-4: ``pessimistic_estimate=True``
 (connect-the-dots) gives an upper bound of the true ε, ``False`` (without connect-the-dots)
 a lower bound. Used by ``tests/engine/test_composition.py``: gdp's sound ε is never below
 the lower bound, its lower end never above the upper one. Run from the repository root
-(about two minutes):
+(about three minutes):
 
     python tests/engine/data/make_phases_reference.py
 """
@@ -41,7 +44,17 @@ def runs() -> dict:
     rare = [[float(rng.uniform(0.5, 0.8)),
              float(np.exp(rng.uniform(np.log(1e-5), np.log(1e-4)))),
              int(np.exp(rng.uniform(np.log(1e3), np.log(1e4))))] for _ in range(17)]
-    return {"many": {"phases": many, "delta": 1e-8}, "rare": {"phases": rare, "delta": 1e-8}}
+    rng = np.random.default_rng(0)
+
+    def lu(a: float, b: float) -> float:
+        return float(np.exp(rng.uniform(np.log(a), np.log(b))))
+
+    narrow = []
+    for _ in range(17):
+        s, p = lu(0.5, 4.0), lu(1e-5, 1e-3)
+        narrow.append([s, p, int(min(1e5, max(1, round(lu(0.05, 5.0) / p))))])
+    return {"many": {"phases": many, "delta": 1e-8}, "rare": {"phases": rare, "delta": 1e-8},
+            "narrow": {"phases": narrow, "delta": 1e-8}}
 
 
 def _epsilon(phases: list, delta: float, pessimistic: bool) -> float:
