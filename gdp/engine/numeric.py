@@ -2879,7 +2879,7 @@ class _Engine:
             return v
         hj, lj, sd = st
         first = self._plan_key(order, "eps", delta)
-        h0, finer = hj, False
+        h0 = hj
         halvings = 1 if len(self.groups) > _FEW_GROUPS else \
             3 + max(0, math.ceil(math.log2(Accuracy().rtol / self.acc.rtol) - 1e-9))
         for _ in range(halvings):
@@ -2904,25 +2904,27 @@ class _Engine:
                 break
             if not (w > v or w == v == 0.0):  # (nothing certified yet: one step finer)
                 break
-            v, hj, finer = w, h2, True
-        if len(self.groups) > _FEW_GROUPS and not finer:
+            v, hj = w, h2
+        if len(self.groups) > 1:
             v = self._coarser(order, delta, v, target, h0, lj)
         return v
 
     def _coarser(self, order: int, delta: float, v: float, target: float, h: float,
                  lam: float) -> float:
-        """:meth:`narrow`'s last tries in lists of over ``_FEW_GROUPS`` groups, where a
-        finer step did not raise the answer and it is still short of :meth:`_narrow_gap`
-        below ``target``: the other side's ε at ``delta`` at 2, 4 and 8 times its planned
-        step ``h`` (tilt ``lam``), the largest of them and ``v`` (each a bound on its side),
-        while still short. A rarely sampled phase whose bulk is about a step wide loses a
-        first-order share of its Q-mass to the balancing; a finer step does not help (the
-        bulk then spans more steps, with light neighbours), a coarser one puts it within a
-        half-cell. 166 phases, 117 of them at p under 1e-3 (4.7M steps, δ = 1.2e-11): the
-        lower end 43.22 against 51.05 at the planned step and a finer one, 42.10 at twice
-        it, 50.26 at four times; 40 phases (δ = 1.2e-7): 10.976 at the planned step, 6.420
-        at a finer one, 11.426 at twice it. The coarser frames are the smaller ones; a
-        lower answer at one step does not stop the next (43.2, 42.1, 50.3)."""
+        """:meth:`narrow`'s last tries in lists of two groups or more, where the finer
+        steps left the answer short of :meth:`_narrow_gap` below ``target``: the other
+        side's ε at ``delta`` at 2, 4 and 8 times its planned step ``h`` (tilt ``lam``),
+        the largest of them and ``v`` (each a bound on its side), while still short. A
+        rarely sampled phase whose bulk is about a step wide loses a first-order share of
+        its Q-mass to the balancing; a finer step helps little or not at all (the bulk then
+        spans more steps, with light neighbours), a coarser one puts it within a half-cell.
+        166 phases, 117 of them at p under 1e-3 (4.7M steps, δ = 1.2e-11): the lower end
+        43.22 against 51.05 at the planned step and a finer one, 42.10 at twice it, 50.26
+        at four times; 40 phases (δ = 1.2e-7): 10.976 at the planned step, 6.420 at a finer
+        one, 11.426 at twice it; 10 phases (δ = 1e-8): 1.0785, 1.4704 at half the step,
+        1.6111 at twice it (the sound answer 1.6233). The coarser frames are the smaller
+        ones; a lower answer at one step does not stop the next (43.2, 42.1, 50.3). A
+        single power is left to its own refinements (its bulk's offset and pile)."""
         for _ in range(_COARSER_STEPS):
             if not (0.0 < target < math.inf and v < (1.0 - self._narrow_gap()) * target):
                 break

@@ -449,6 +449,25 @@ def test_a_run_in_phases_against_dp_accounting(name):
     assert hi - lo <= 5e-3 * hi
 
 
+def test_a_short_run_in_phases_of_bulks_about_a_step_wide():
+    """Ten rarely sampled phases (the generator of the phases reference's ``narrow`` list,
+    seed 0, ten phases): the other side's ε was 4.131 against the sound 5.069 at the
+    planned step and 3.889 at a finer one (the bulks, about a step wide, lose a
+    first-order share of their mass at any finer step); twice the step puts them within a
+    half-cell: 5.060, the bracket under 0.5% wide."""
+    rng = np.random.default_rng(0)
+
+    def lu(a: float, b: float) -> float:
+        return float(np.exp(rng.uniform(np.log(a), np.log(b))))
+
+    phases = []
+    for _ in range(10):
+        s, p = lu(0.5, 4.0), lu(1e-5, 1e-3)
+        phases.append(dict(sigma=s, p=p, steps=int(min(1e5, max(1, round(lu(0.05, 5.0) / p))))))
+    lo, hi = gdp.dpsgd(phases=phases).epsilon_bounds(1e-8)
+    assert 0.995 * hi <= lo <= hi
+
+
 def test_one_step_of_dp_sgd_joins_a_composition_per_order_as_its_two_orders():
     """``dpsgd(..., steps=1)`` is the symmetrised curve C_p(G_mu): composed per order with
     other runs it joined as that curve in both orders, not as f_p and its inverse, which
