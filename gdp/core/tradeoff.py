@@ -212,14 +212,6 @@ class TradeOff:
     def _group(self, k: int) -> TradeOff:
         return Group(self, k)
 
-    def _first_order(self) -> TradeOff | None:
-        r"""For a composition per order of the neighbouring pair
-        (:func:`gdp.compose_two_orders`): the curve :math:`g` of the first order where this
-        curve is the symmetrisation :math:`\min\{g, g^{-1}\}^{**}` of a mechanism known
-        per order (whose second order is :math:`g^{-1}`); None where the curve is its own
-        (the default)."""
-        return None
-
     @property
     def is_symmetric(self) -> bool:
         """True when :math:`f = f^{-1}` (``delta`` then uses the one-order profile and

@@ -178,10 +178,6 @@ def _normalised(groups: list[tuple[TradeOff, int]], per_order: bool = False
         while isinstance(f, WithDelta):
             log_keep += n * math.log1p(-f.delta_) if f.delta_ < 1 else -math.inf
             f = f.base
-        if per_order and flatten and f._first_order() is not None:
-            # (a symmetrised curve of a mechanism known per order, e.g. one step of
-            # DP-SGD: its orders join the others')
-            f = f._first_order()
         if flatten and isinstance(f, Composition) and f.parts and \
                 (per_order or not f.per_order):
             # (the tensor product is associative: its factors join these)
@@ -337,9 +333,7 @@ def compose_two_orders(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
     dp-accounting reports. When every :math:`f_i` is symmetric this is :func:`compose`.
     A numeric composition among the factors joins as its own factors, also one composed
     per order (a DP-SGD run: its steps join the others, each order on its own; two runs
-    of T steps make the run of 2T), and so does the symmetrised curve of a mechanism known
-    per order: :func:`gdp.subsample` of a symmetric curve (one step of DP-SGD) joins as
-    :math:`f_p` and :math:`f_p^{-1}`.
+    of T steps make the run of 2T).
 
     Examples
     --------
@@ -353,11 +347,9 @@ def compose_two_orders(*fs: TradeOff, **accuracy_kw: Any) -> TradeOff:
         if not isinstance(f, TradeOff):
             raise TypeError(f"`fs[{i}]` must be a TradeOff; got {f!r}")
     # (a curve composed per order among other factors joins as its parts, which are not
-    # symmetric, and a symmetrised curve of a mechanism known per order as its first
-    # order: not compose's tensor product of their symmetrised curves)
-    if all(f.is_symmetric and not (len(fs) > 1 and (
-            (isinstance(f, Composition) and f.per_order and f.parts) or
-            f._first_order() is not None)) for f in fs):
+    # symmetric: not compose's tensor product of its symmetrised curve)
+    if all(f.is_symmetric and not (len(fs) > 1 and isinstance(f, Composition) and
+                                   f.per_order and f.parts) for f in fs):
         return compose(*fs, **accuracy_kw)
     acc = accuracy(**accuracy_kw)
     pairs = _grouped(fs)

@@ -450,13 +450,6 @@ class Subsampled(TradeOff):
     def _fp(self) -> PoissonSubsampled:
         return PoissonSubsampled(base=self.base, p=self.p)
 
-    def _first_order(self) -> TradeOff | None:
-        """:math:`f_p` for a symmetric base: the removal order of Poisson subsampling with
-        add/remove neighbours, :math:`f_p^{-1}` the addition's (ZDW 2022); both bound
-        every ordered pair of a symmetric neighbouring relation too, so composing per order
-        is sound either way."""
-        return self._fp if self.base.is_symmetric else None
-
     def _hockey(self, eps):
         fp = self._fp
         return np.maximum(fp._hockey(eps), fp.inverse()._hockey(eps))
