@@ -109,8 +109,8 @@ _NARROW_GAP = 4e-3
 # 0.32% at half of it, for 0.06 s against 0.07 s of the sound answer; at 1,000 (0.69% ->
 # 0.31%) the halved frame of a thousand lattices took 1.0 s against 0.53 s
 _NARROW_GROUPS = 256
-# the doublings of the other side's step tried first in lists of over _FEW_GROUPS groups
-# (_Engine._coarser)
+# the doublings of the other side's step tried after its halvings in lists of two groups or
+# more (_Engine._coarser)
 _COARSER_STEPS = 3
 # the most halvings of a δ question's planned step (_Engine._refine_delta), and the largest
 # frame they build, past _NARROW_POINTS only while the error estimated is over ten times
@@ -2871,7 +2871,10 @@ class _Engine:
         (:meth:`_growth`): in a rarely sampled bulk the other side's error is first order in
         the step, and a bracket stopped at 0.4% and three halvings stayed 0.36% wide at
         every ``rtol`` (σ = 0.684, p = 2.67e-6, T = 539,384, δ = 2.87e-8; now 0.037% at
-        ``rtol=1e-4``, 0.015% at 1e-5)."""
+        ``rtol=1e-4``, 0.015% at 1e-5).
+
+        Then, in lists of two groups or more still short of the gap, coarser steps
+        (:meth:`_coarser`: bulks about a step wide, which a finer step does not help)."""
         if self._routed("eps", np.array([delta]), order)[0]:
             return self.twin.narrow(order, delta, v, target)
         st = self._memo.get(("opt-step", order, delta))

@@ -60,20 +60,25 @@ def _epsilon(par: dict, delta: float, pessimistic: bool) -> float:
     return float(out.get_epsilon_for_delta(delta))
 
 
+def provenance(script: str) -> dict:
+    """The provenance of a reference of dp-accounting's PLD bounds made by ``script``."""
+    return {
+        "script": script,
+        "made": date.today().isoformat(),
+        "dp_accounting": version("dp-accounting"),
+        "python": platform.python_version(),
+        "value_discretization_interval": VDI,
+        "note": "pld_pessimistic: upper bound of the true epsilon; pld_optimistic: "
+                "lower bound",
+    }
+
+
 def main() -> None:
     par = mixed_list()
     rows = [{"delta": d, "pld_pessimistic": _epsilon(par, d, True),
              "pld_optimistic": _epsilon(par, d, False)} for d in DELTAS]
     out = {
-        "provenance": {
-            "script": "tests/engine/data/make_mixed_reference.py",
-            "made": date.today().isoformat(),
-            "dp_accounting": version("dp-accounting"),
-            "python": platform.python_version(),
-            "value_discretization_interval": VDI,
-            "note": "pld_pessimistic: upper bound of the true epsilon; pld_optimistic: "
-                    "lower bound",
-        },
+        "provenance": provenance("tests/engine/data/make_mixed_reference.py"),
         "list": par,
         "rows": rows,
     }

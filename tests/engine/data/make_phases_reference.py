@@ -9,14 +9,15 @@ noise multiplier σ, rate p and number of steps (``gdp.dpsgd(phases=...)``):
   [1e-5, 1e-4], 1,000 to 10,000 steps each (log-uniform, seed 6), δ = 1e-8;
 * ``narrow``: 17 rarely sampled phases, σ log-uniform in [0.5, 4], p log-uniform in
   [1e-5, 1e-3], a number of epochs p T log-uniform in [0.05, 5] (T at most 10⁵; seed 0),
-  δ = 1e-8: bulks about a lattice step wide.
+  δ = 1e-8: bulks about a lattice step wide;
+* ``short``: the first ten phases of the same generator (a list of at most 16 groups).
 
 dp-accounting composes the PLDs of both orders of every phase (``self_compose`` by its
 steps, then ``compose``) at the value discretisation 1e-4: ``pessimistic_estimate=True``
 (connect-the-dots) gives an upper bound of the true ε, ``False`` (without connect-the-dots)
 a lower bound. Used by ``tests/engine/test_composition.py``: gdp's sound ε is never below
 the lower bound, its lower end never above the upper one. Run from the repository root
-(about three minutes):
+(about four minutes):
 
     python tests/engine/data/make_phases_reference.py
 """
@@ -24,15 +25,11 @@ the lower bound, its lower end never above the upper one. Run from the repositor
 from __future__ import annotations
 
 import json
-import platform
-from datetime import date
-from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pldm
-
-VDI = 1e-4
+from make_mixed_reference import VDI, provenance
 
 
 def runs() -> dict:
@@ -44,17 +41,23 @@ def runs() -> dict:
     rare = [[float(rng.uniform(0.5, 0.8)),
              float(np.exp(rng.uniform(np.log(1e-5), np.log(1e-4)))),
              int(np.exp(rng.uniform(np.log(1e3), np.log(1e4))))] for _ in range(17)]
+    return {"many": {"phases": many, "delta": 1e-8}, "rare": {"phases": rare, "delta": 1e-8},
+            "narrow": {"phases": _narrow(17), "delta": 1e-8},
+            "short": {"phases": _narrow(10), "delta": 1e-8}}
+
+
+def _narrow(k: int) -> list:
+    """``k`` rarely sampled phases whose bulks are about a lattice step wide (seed 0)."""
     rng = np.random.default_rng(0)
 
     def lu(a: float, b: float) -> float:
         return float(np.exp(rng.uniform(np.log(a), np.log(b))))
 
-    narrow = []
-    for _ in range(17):
+    out = []
+    for _ in range(k):
         s, p = lu(0.5, 4.0), lu(1e-5, 1e-3)
-        narrow.append([s, p, int(min(1e5, max(1, round(lu(0.05, 5.0) / p))))])
-    return {"many": {"phases": many, "delta": 1e-8}, "rare": {"phases": rare, "delta": 1e-8},
-            "narrow": {"phases": narrow, "delta": 1e-8}}
+        out.append([s, p, int(min(1e5, max(1, round(lu(0.05, 5.0) / p))))])
+    return out
 
 
 def _epsilon(phases: list, delta: float, pessimistic: bool) -> float:
@@ -70,17 +73,7 @@ def _epsilon(phases: list, delta: float, pessimistic: bool) -> float:
 
 
 def main() -> None:
-    out = {
-        "provenance": {
-            "script": "tests/engine/data/make_phases_reference.py",
-            "made": date.today().isoformat(),
-            "dp_accounting": version("dp-accounting"),
-            "python": platform.python_version(),
-            "value_discretization_interval": VDI,
-            "note": "pld_pessimistic: upper bound of the true epsilon; pld_optimistic: "
-                    "lower bound",
-        },
-    }
+    out = {"provenance": provenance("tests/engine/data/make_phases_reference.py")}
     for name, run in runs().items():
         run["pld_pessimistic"] = _epsilon(run["phases"], run["delta"], True)
         run["pld_optimistic"] = _epsilon(run["phases"], run["delta"], False)
