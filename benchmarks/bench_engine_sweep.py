@@ -40,7 +40,7 @@ the sound answer may skip the second order's frame, but the floor keeps its tran
 
 Part 4, runs in phases (``gdp.dpsgd(phases=...)``, each phase its own σ, p and steps):
 the lists of ``tests/engine/data/make_phases_reference.py`` (200 phases of 1 to 49 steps;
-17 rarely sampled phases of 1,000 to 10,000 steps) and seeded random lists of 17 to 200
+three lists of 10 or 17 rarely sampled phases) and seeded random lists of 17 to 200
 phases (σ in [0.5, 4], a number of epochs p T in [0.01, 20], δ in [1e-12, 1e-4]), half
 with p in [1e-3, 0.1], half with p in [1e-5, 0.1]: gdp's sound ε and its time, the
 bracket's width and extra time, dp-accounting's pessimistic ε at the discretisation 1e-3

@@ -1,6 +1,6 @@
 """Reference ε of DP-SGD runs in many phases from dp-accounting's PLDs.
 
-Two runs of Poisson-subsampled Gaussian steps with add/remove neighbours, each phase its own
+Runs of Poisson-subsampled Gaussian steps with add/remove neighbours, each phase its own
 noise multiplier σ, rate p and number of steps (``gdp.dpsgd(phases=...)``):
 
 * ``many``: 200 phases, σ uniform in [0.5, 3], p uniform in [1e-4, 0.1], 1 to 49 steps each
@@ -25,11 +25,16 @@ the lower bound, its lower end never above the upper one. Run from the repositor
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pldm
-from make_mixed_reference import VDI, provenance
+
+# (its sibling script, whether run from the repository root, imported by the benchmark or
+# collected by pytest)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_mixed_reference import VDI, provenance  # noqa: E402
 
 
 def runs() -> dict:
