@@ -2882,11 +2882,11 @@ class _Engine:
             return v
         hj, lj, sd = st
         first = self._plan_key(order, "eps", delta)
-        h0 = hj
+        planned = hj
         halvings = 1 if len(self.groups) > _FEW_GROUPS else \
             3 + max(0, math.ceil(math.log2(Accuracy().rtol / self.acc.rtol) - 1e-9))
         for _ in range(halvings):
-            if not (0.0 < target < math.inf and v < (1.0 - self._narrow_gap()) * target):
+            if not self._short_of_gap(v, target):
                 break
             # (the spread that caps the step is the frame's window where narrower than 16
             # spreads of the plan, as in _refine_step: the plan's kept sigma=0.741,
@@ -2909,8 +2909,14 @@ class _Engine:
                 break
             v, hj = w, h2
         if len(self.groups) > 1:
-            v = self._coarser(order, delta, v, target, h0, lj)
+            v = self._coarser(order, delta, v, target, planned, lj)
         return v
+
+    def _short_of_gap(self, v: float, target: float) -> bool:
+        """Whether the other side's ``v`` is still more than :meth:`_narrow_gap` below a
+        finite positive ``target`` (the sound answer), the condition of :meth:`narrow`'s
+        finer and :meth:`_coarser`'s coarser steps."""
+        return 0.0 < target < math.inf and v < (1.0 - self._narrow_gap()) * target
 
     def _coarser(self, order: int, delta: float, v: float, target: float, h: float,
                  lam: float) -> float:
@@ -2929,7 +2935,7 @@ class _Engine:
         ones; a lower answer at one step does not stop the next (43.2, 42.1, 50.3). A
         single power is left to its own refinements (its bulk's offset and pile)."""
         for _ in range(_COARSER_STEPS):
-            if not (0.0 < target < math.inf and v < (1.0 - self._narrow_gap()) * target):
+            if not self._short_of_gap(v, target):
                 break
             h = self._align(_quantise(2.0 * h, self.h0, _STEPS_PER_OCTAVE))
             try:
@@ -2937,7 +2943,7 @@ class _Engine:
                 w = float(self._in_frames("opt", order, h, lam, "eps", np.array([delta]))[0])
             except ValueError:
                 break
-            v = max(v, w)
+            v = float(_best("opt", v, w))
         return v
 
     def _bare_estimate(self, order: int, h: float, lam: float, delta: float, eps: float
