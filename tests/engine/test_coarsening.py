@@ -3,7 +3,9 @@ raise the profile, and the two-level answers are sound and tight against closed 
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -292,3 +294,74 @@ def test_phases_at_small_sigma_keep_their_lower_end(steps, width):
         lo4, hi4 = (float(v) for v in
                     gdp.dpsgd(phases=phases, rtol=1e-4).epsilon_bounds(1e-10))
         assert lo <= hi4 and lo4 <= hi
+
+
+def _phases_taken(h) -> bool:
+    eng = h.sound.engine if hasattr(h.sound, "engine") else None
+    return eng is not None and any(k[0] == "phase-block" and v is not None
+                                   for k, v in eng._memo.items() if isinstance(k, tuple))
+
+
+@pytest.mark.parametrize("mu_total", [0.5, 8.0])
+def test_gaussian_phases_in_two_levels_are_sound_and_tight(monkeypatch, mu_total):
+    """Twelve Gaussian powers of 1,000 to 100,000 factors and one single Gaussian (a run in
+    phases, more groups than a level in blocks serves), forced into two levels (where
+    they would not pay): each power composed alone on the fine step and coarsened, the
+    single factor at the coarse step (``_Engine._in_phases``). G_mu exactly; the sound end
+    never below it and within 0.1% (δ: at most the truth at an ε 0.1% lower, or 0.1%
+    above it), the lower end never above it."""
+    monkeypatch.setattr(numeric, "_PHASES_PAY", 100.0)
+    rng = np.random.default_rng(11)
+    ns = [int(v) for v in np.exp(rng.uniform(math.log(1e3), math.log(1e5), 12))]
+    shares = rng.uniform(0.2, 1.0, 12)
+    shares *= (mu_total ** 2 * 0.9) / shares.sum()     # (the powers' part of mu^2)
+    single = mu_total * math.sqrt(0.1)
+    h = compose_numeric([(gdp.G_mu(math.sqrt(s / n)), n)
+                         for s, n in zip(shares, ns, strict=True)] + [(gdp.G_mu(single), 1)])
+    mu = mu_total
+    for delta in (1e-3, 1e-8, 1e-15):
+        truth = gdp.G_mu(mu).epsilon(delta)
+        lo, hi = h.epsilon_bounds(delta)
+        assert h.epsilon(delta) == hi
+        assert lo <= truth * (1 + 1e-12)
+        assert truth * (1 - 1e-12) <= hi <= truth * 1.001
+    for eps in (0.0, 1.0, 3.0):
+        truth = gdp.G_mu(mu).delta(eps)
+        lo, hi = h.delta_bounds(eps)
+        assert lo <= truth * (1 + 1e-12)
+        assert truth * (1 - 1e-12) <= hi <= max(truth * 1.001,
+                                                 gdp.G_mu(mu).delta(eps * (1 - 1e-3)))
+    assert _phases_taken(h)
+
+
+def test_a_run_in_phases_in_two_levels_agrees_with_one_level(monkeypatch):
+    """The phases reference's "narrow" list (17 rarely sampled phases, 259,489 steps;
+    ``data/make_phases_reference.py``): in two levels its sound frame holds about 1/90 of
+    one level's points (11,000 against 1,012,500). Both sound ends are upper bounds, both
+    lower ends lower bounds: the brackets overlap, and the two levels' sound end lies
+    within 0.02% of one level's."""
+    ref = json.loads((Path(__file__).parent / "data" / "phases_reference.json").read_text())
+    phases = [dict(sigma=s, p=p, steps=t) for s, p, t in ref["narrow"]["phases"]]
+    delta = ref["narrow"]["delta"]
+    sizes = []
+    compose = numeric._compose
+
+    def spy(items, KA, N, *args):
+        sizes.append(N)
+        return compose(items, KA, N, *args)
+
+    monkeypatch.setattr(numeric, "_compose", spy)
+    h = gdp.dpsgd(phases=phases)
+    h.epsilon(delta)  # (the sound frames: their sizes)
+    two_points = max(sizes)
+    two = h.epsilon_bounds(delta)
+    assert _phases_taken(h)
+    monkeypatch.setattr(numeric._Engine, "_in_phases", lambda *a, **k: None)
+    sizes.clear()
+    h = gdp.dpsgd(phases=phases)
+    h.epsilon(delta)
+    one_points = max(sizes)
+    one = h.epsilon_bounds(delta)
+    assert max(one[0], two[0]) <= min(one[1], two[1])
+    assert abs(two[1] / one[1] - 1.0) <= 2e-4
+    assert two_points * 16 <= one_points
