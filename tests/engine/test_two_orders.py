@@ -5,6 +5,9 @@ truth, is already below the first order's answer."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -188,3 +191,32 @@ def test_the_other_side_goes_without_order_minus_one_below_its_sound_answer(monk
     b = float(eng.answer("opt", -1, "eps", np.array([cfg[3]]))[0])
     assert b <= float(eng.answer("pess", -1, "eps", np.array([cfg[3]]))[0]) <= lo
     assert lo == max(float(eng.answer("opt", 1, "eps", np.array([cfg[3]]))[0]), b)
+
+
+def test_order_minus_one_moment_bound_of_a_long_list_first_at_a_coarser_step(monkeypatch):
+    """The phases reference's "rare" list (17 rarely sampled phases, 305,896 points in the
+    factors' windows at the frame's step, no grid law over 16 groups;
+    ``data/make_phases_reference.py``): order -1's moment bound is first asked of lattices
+    at a step 64 times the frame's (``_Engine._moment_step``), and that bound is still an
+    upper bound on order -1's truth (never below its lower end) and below order 1's answer,
+    so order -1 goes without its frame."""
+    ref = json.loads((Path(__file__).parent / "data" / "phases_reference.json").read_text())
+    run = ref["rare"]
+    steps = []
+    moment_step = numeric._Engine._moment_step
+
+    def spy(self, order, h, lam, margin):
+        out = moment_step(self, order, h, lam, margin)
+        steps.append((h, out))
+        return out
+
+    monkeypatch.setattr(numeric._Engine, "_moment_step", spy)
+    h = gdp.dpsgd(phases=[dict(sigma=s, p=p, steps=t) for s, p, t in run["phases"]])
+    delta = run["delta"]
+    eps = float(h.epsilon(delta))
+    assert steps and steps[0][1] is not None and steps[0][1] >= 32 * steps[0][0]
+    eng = _engine(h)
+    assert not any(k[0] == "pess" and k[1] == -1 for k in eng._frames)
+    m = eng.moment_eps(-1, delta, below=eps)
+    assert m <= eps
+    assert m >= float(eng.answer("opt", -1, "eps", np.array([delta]))[0])
