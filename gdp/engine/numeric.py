@@ -806,7 +806,7 @@ class _Engine:
         """Factor ``i``'s window of :meth:`_windows`, its size alone checked against
         ``cap`` (at most ``max_points``): the long group's lattice of a level in blocks,
         whose other factors are discretised at the coarse step (:meth:`_blocked`)."""
-        win = self._all_windows(h, order, beta)[i]
+        win = self._factor_window(h, order, beta, i)
         _check_cap((win,), min(cap, self.acc.max_points))
         return win
 
@@ -820,23 +820,30 @@ class _Engine:
         ``max_points`` (remembered)."""
         mkey = self._windows_key(h, order, beta)
         if mkey not in self._memo:
-            out: list[Any] = []
-            cuts = self._tilted_lower(order, beta) if beta > 0 else None
-            for i, fa in enumerate(self.factors(order)):
-                off = self._off(fa.pess, h, fa.n)
-                # (the other side uses the same windows: what it drops outside only
-                # lowers it)
-                try:
-                    ka, kb = _window_of(
-                        self._window_quantiles(fa.pess, self._factor_tol(order, beta, i)), h,
-                        self.acc.max_points, off)
-                except ValueError as err:
-                    out.append(str(err))
-                    continue
-                if cuts is not None and math.isfinite(cuts[i]):
-                    ka = min(max(ka, int(math.floor((cuts[i] - off) / h)) - 1), kb)
-                out.append((ka, kb))
-            self._memo[mkey] = tuple(out)
+            self._memo[mkey] = tuple(self._factor_window(h, order, beta, i)
+                                     for i in range(len(self.factors(order))))
+        return self._memo[mkey]
+
+    def _factor_window(self, h: float, order: int, beta: float, i: int) -> Any:
+        """Factor ``i``'s window of :meth:`_all_windows` alone (remembered): a list in
+        phases discretises each group at its own step (:meth:`_in_phases`)."""
+        mkey = self._windows_key(h, order, beta) + (i,)
+        if mkey not in self._memo:
+            fa = self.factors(order)[i]
+            off = self._off(fa.pess, h, fa.n)
+            # (the other side uses the same windows: what it drops outside only lowers it)
+            try:
+                ka, kb = _window_of(
+                    self._window_quantiles(fa.pess, self._factor_tol(order, beta, i)), h,
+                    self.acc.max_points, off)
+            except ValueError as err:
+                self._memo[mkey] = str(err)
+                return self._memo[mkey]
+            if beta > 0:
+                cut = self._tilted_lower(order, beta)[i]
+                if math.isfinite(cut):
+                    ka = min(max(ka, int(math.floor((cut - off) / h)) - 1), kb)
+            self._memo[mkey] = (ka, kb)
         return self._memo[mkey]
 
     def _tilted_lower(self, order: int, beta: float) -> list[float]:
@@ -1233,51 +1240,60 @@ class _Engine:
                    extended: bool = False) -> _Level | None:
         r"""A list of powers (a run in phases) on the sound side in two levels
         (:mod:`gdp.engine.coarsening`): each group of two factors or more composed alone as
-        one block on the step ``hf = h / sqrt(2)`` and coarsened to ``H = r hf``, each
-        single factor discretised at ``H``, all composed on ``H``; None where the estimated
-        work is over ``_PHASES_PAY`` of one level's (:meth:`_phases_plan`), or with a
-        lattice step given by the caller, or for lists that a level in blocks serves
+        one block on its own fine step :math:`h_i = H/r_i` (:math:`r_i` a power of two)
+        and coarsened to the common step H, a group whose fine step would be H (and each
+        single factor) discretised at H, all composed on H; None where the estimated work
+        is over ``_PHASES_PAY`` of one level's (:meth:`_phases_plan`), or with a lattice
+        step given by the caller, or for lists that a level in blocks serves
         (:meth:`_long_groups`).
 
         Connect-the-dots adds about :math:`h^2/6` to the variance of each factor's loss.
         One level adds :math:`n h^2/6` in all (n factors). Here the factors add
-        :math:`n h^2/12` and the F coarsenings (one per group) :math:`F H^2/6`; with
-        :math:`H^2 = n h^2/(2F)`, about as much again, so the answer errs about as one
-        level's (measured: 0.0016% to 0.026% above the sound end at ``rtol=1e-4`` on the 14
-        phase lists of the benchmark, against 0.0006% to 0.016% in one level). Where the
-        groups are many and short, H is hardly coarser than h and one level is kept. Each
-        block is a sound lattice law (its coarsening by connect-the-dots keeps it so), so
-        the composition is sound, as for :meth:`_blocked`; the many windows of rarely
-        sampled steps, whose bulks are narrower than a step, are each a phase's."""
+        :math:`\sum_i n_i h_i^2/6`, planned as :math:`n h^2/12`, and the F coarsenings (one
+        per group) :math:`F H^2/6` with :math:`H^2 = n h^2/(2F)`, about as much again, so
+        the answer errs about as one level's (measured: 0.002% to 0.026% above the sound
+        end at ``rtol=1e-4`` on the 14 phase lists of the benchmark, against 0.0006% to
+        0.016% in one level). Where the groups are many and short, H is hardly coarser
+        than h and one level is kept. Each block is a sound lattice law (its coarsening by
+        connect-the-dots keeps it so), so the composition is sound, as for
+        :meth:`_blocked`; :math:`r_i h_i = H` exactly (a power of two)."""
         plan = self._phases_plan(order, h, lam, log_eta, width)
         if plan is None:
             return None
-        hf, r = plan
-        H = r * hf
-        ns = [n for _, n in self.groups]
-        longs = [i for i, n in enumerate(ns) if n >= 2]
-        parts = self._phase_lats(order, hf, r, lam)
+        H, rs = plan
+        parts = self._phase_lats(order, H, rs, lam)
         if parts is None:
             return None
-        lats, few = parts
+        fine, few = parts
         cap = self.acc.max_points
-        log_eta_b = log_eta + math.log(1e-4) - math.log(len(longs))
+        log_eta_b = log_eta + math.log(1e-4) - math.log(len(fine))
         pr = _EXTENDED if extended else _DOUBLE
         blocks: list[tuple[Any, int]] = []
-        for i, lat in zip(longs, lats, strict=True):
-            n = ns[i]
+        for i, lat in fine:
+            n, r = self.groups[i][1], rs[i]
             # (the Q-mass above a block's window goes to +inf: the group's share of it, as
             # for one block and its remainder in _blocked)
             log_tol = math.log(self._factor_tol(order, lam, i) * n / 2.0)
-            key = ("phase-block", order, hf, r, lam, log_eta_b, log_tol, extended, self._top,
+            key = ("phase-block", order, H, r, lam, log_eta_b, log_tol, extended, self._top,
                    i)
             if key not in self._memo:
                 t1, q1, _ = self._plans[order][1][i]
-                try:
-                    self._memo[key] = _block(lat, n, hf, r, lam, log_eta_b, log_tol, cap,
-                                             _KGF.of_atoms([(t1, q1, 1)]), pr)
-                except ValueError:
-                    self._memo[key] = None
+                b = None
+                # (the block's window from its planning atoms, else from its own lattice
+                # law: a short power of a law whose upper tail the planning atoms thin out
+                # got a window that missed most of its own tail, its Q-mass above the
+                # window bounded by 1 (sigma = 2.6, p = 3.8e-4, 47 steps, among 166
+                # phases: the answer was inf))
+                for guide in (_KGF.of_atoms([(t1, q1, 1)]), _KGF([(lat, 1)], H / r)):
+                    try:
+                        b = _block(lat, n, H / r, r, lam, log_eta_b, log_tol, cap, guide, pr)
+                    except ValueError:
+                        b = None
+                        break
+                    if b.q_inf <= n * lat.q_inf * (1.0 + 1e-6) + 1e3 * math.exp(log_tol):
+                        break
+                    b = None
+                self._memo[key] = b
             if self._memo[key] is None:
                 return None
             blocks.append((self._memo[key], 1))
@@ -1289,8 +1305,7 @@ class _Engine:
         kgf = _block_kgf(blocks) if not few else _KGF.of_log_atoms(
             [(b.t, b.log_q, c) for b, c in blocks] +
             [(t, np.log(qq), c) for t, qq, c in (_lattice_atoms(f, H, c) for f, c in few)])
-        return _Level(H, math.fsum([ns[i] * lat.off for i, lat in zip(longs, lats,
-                                                                       strict=True)]) +
+        return _Level(H, math.fsum([self.groups[i][1] * lat.off for i, lat in fine]) +
                       math.fsum(c * f.off for f, c in few), kgf,
                       lambda: [(b.tilted, c) for b, c in blocks] + (
                           list(zip(_tilt_many([f for f, _ in few], lam, H),
@@ -1298,11 +1313,9 @@ class _Engine:
                       math.fsum([c * b.shift for b, c in blocks] +
                                 [c * f.shift for f, c in few]),
                       min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + len(few) + 2))),
-                      # (the fine lattice laws' and the single factors': the blocks' shift
-                      # and mass at +inf are at least the fine laws', as in _blocked)
-                      _KGF.of_lattices([(lat, hf, ns[i]) for i, lat in zip(longs, lats,
-                                                                             strict=True)] +
-                                       [(f, H, c) for f, c in few]))
+                      # (the fine lattice laws' and those at H: the blocks' shift and mass
+                      # at +inf are at least the fine laws', as in _blocked)
+                      self._phase_kgf(H, rs, fine, few))
 
     def _may_phase(self) -> bool:
         """Whether :meth:`_in_phases` may serve this engine (before its plan): two groups or
@@ -1311,20 +1324,28 @@ class _Engine:
         return len(self.groups) >= 2 and any(n >= 2 for _, n in self.groups) and \
             self.gap == 0 and self.acc.grid_step is None and self._long_groups() is None
 
-    def _phase_lats(self, order: int, hf: float, r: int, lam: float
-                    ) -> tuple[list[_Lat], list[tuple[_Lat, int]]] | None:
-        """The sound lattice laws of :meth:`_in_phases` at tilt ``lam``: each group of two
-        factors or more at the fine step ``hf``, each single factor (with its count, 1) at
-        ``r hf``; None where a window is over its cap of points."""
-        ns = [n for _, n in self.groups]
+    def _phase_lats(self, order: int, H: float, rs: tuple[int, ...], lam: float
+                    ) -> tuple[list[tuple[int, _Lat]], list[tuple[_Lat, int]]] | None:
+        """The sound lattice laws of :meth:`_in_phases` at tilt ``lam``: ``(i, lattice)``
+        for each group ``i`` composed as a block, at its fine step ``H / rs[i]``, and
+        ``(lattice, count)`` for each group at ``H`` (``rs[i] == 1``: single factors, and
+        powers whose fine step would be H); None where a window is over its cap of
+        points."""
         try:
-            lats = [self._one_lat(hf, order, lam, i, _FACTOR_CAP)
-                    for i, n in enumerate(ns) if n >= 2]
-            few = [(self._one_lat(r * hf, order, lam, j, self.acc.max_points), n)
-                   for j, n in enumerate(ns) if n < 2]
+            fine = [(i, self._one_lat(H / r, order, lam, i, _FACTOR_CAP))
+                    for i, r in enumerate(rs) if r > 1]
+            few = [(self._one_lat(H, order, lam, j, self.acc.max_points), self.groups[j][1])
+                   for j, r in enumerate(rs) if r == 1]
         except ValueError:
             return None
-        return lats, few
+        return fine, few
+
+    def _phase_kgf(self, H: float, rs: tuple[int, ...], fine: list[tuple[int, _Lat]],
+                   few: list[tuple[_Lat, int]]) -> _KGF:
+        """The exact cumulant generating function of the lattice laws of
+        :meth:`_phase_lats` (each to its group's power)."""
+        return _KGF.of_lattices([(lat, H / rs[i], self.groups[i][1]) for i, lat in fine] +
+                                [(f, H, c) for f, c in few])
 
     def _sound_law(self, order: int, h: float, lam: float) -> tuple[_KGF | None, float,
                                                                       float]:
@@ -1332,25 +1353,23 @@ class _Engine:
         composing it, for the moment bounds (:meth:`moment_eps`, :meth:`moment_delta`):
         its exact cumulant generating function (None where there is none), loss shift and
         mass at +inf. The factors' laws that frame composes: in one level, or for a list
-        in phases (:meth:`_in_phases`) its fine lattices and single factors (whose
-        one-level lattices, which the frame does not use, cost 1.2 s of 3 for 162 rarely
-        sampled phases)."""
+        in phases (:meth:`_in_phases`) its fine lattices and those at the coarse step
+        (whose one-level lattices, which the frame does not use, cost 1.2 s of 3 for 162
+        rarely sampled phases)."""
         plan = None
         if self._may_phase():
             _, width = self._blocks_width(order, h, lam, _LOG_ETA)
             plan = self._phases_plan(order, h, lam, _LOG_ETA, width)
         parts = None if plan is None else self._phase_lats(order, *plan, lam)
-        if parts is None:
+        if plan is None or parts is None:
             lv = self._level("pess", order, h, lam)
             return lv.sound_kgf, lv.q_inf, lv.shift
-        hf, r = plan
-        lats, few = parts
-        ns = [n for _, n in self.groups if n >= 2]
-        allp = [(lat, hf, n) for lat, n in zip(lats, ns, strict=True)] + \
-            [(f, r * hf, c) for f, c in few]
-        qi = _composed_q_inf([(lat.q_inf, n) for lat, _, n in allp])
-        return (_KGF.of_lattices(allp), self._rounded_q_inf("pess", qi),
-                math.fsum(n * lat.shift for lat, _, n in allp))
+        H, rs = plan
+        fine, few = parts
+        allp = [(lat, self.groups[i][1]) for i, lat in fine] + few
+        qi = _composed_q_inf([(lat.q_inf, n) for lat, n in allp])
+        return (self._phase_kgf(H, rs, fine, few), self._rounded_q_inf("pess", qi),
+                math.fsum(n * lat.shift for lat, n in allp))
 
     def _blocks_width(self, order: int, h: float, lam: float, log_eta: float
                       ) -> tuple[_Bounds, float]:
@@ -1364,49 +1383,64 @@ class _Engine:
         return bd, min(bd.B - bd.A, 4.0 * math.sqrt(-2.0 * log_eta * max(vp, 0.0)))
 
     def _phases_plan(self, order: int, h: float, lam: float, log_eta: float, width: float
-                     ) -> tuple[float, int] | None:
-        r"""The fine step and the coarsening ``(hf, r)`` of :meth:`_in_phases`, or None
-        where its work, estimated in points as :meth:`_block_plan` does, is over
-        ``_PHASES_PAY`` of one level's: discretising each factor's window (8 per point;
-        at ``h`` in one level, at ``hf`` for a group of two or more, at ``H`` for a single
-        factor), composing (4 per point per transform: one per group and one for the
-        single factors together, on the window ``width``) and, in two levels, each block
-        (8 per point of its window: its factor's window plus three times
-        :math:`\sqrt{-2\log\eta\,v}`, v its tilted variance from the planning law, as
-        :meth:`_blocked` estimates it; two transforms). On the benchmark's phase lists the
-        blocks' windows came within 30% of that. Equal Gaussian powers would pay from
-        about a hundred groups on (the blocks' windows add up to about √F times the
-        composed one's); rarely sampled phases, whose tilted spreads differ by orders of
-        magnitude, pay from a few."""
+                     ) -> tuple[float, tuple[int, ...]] | None:
+        r"""The coarse step H and each group's coarsening :math:`r_i` of :meth:`_in_phases`
+        (1: the group at H), or None where the work, estimated in points as
+        :meth:`_block_plan` does, is over ``_PHASES_PAY`` of one level's.
+
+        :math:`H = r h_f` with :math:`h_f = h/\sqrt2` (quantised) and r the integer part of
+        :math:`\sqrt{n/(2F)}\,h/h_f` (n factors in F groups), at least ``_PHASES_R_MIN``.
+        Each power's work per unit of :math:`1/h_i` is its block's window (its factor's
+        window plus :math:`3\sqrt{-2\log\eta\,v}`, v its tilted variance from the
+        planning law, as :meth:`_blocked` estimates it; two transforms, 8 per point) and
+        its factor's window (discretised, 8 per point), the windows from those at h; the
+        steps :math:`h_i \propto (c_i/n_i)^{1/3}` minimise :math:`\sum_i c_i/h_i` at the
+        fine error :math:`\sum_i n_i h_i^2 = \sum_i n_i h_f^2`, each at least
+        :math:`h_f/4`, rounded to :math:`H/r_i` with :math:`r_i` the nearest power of two
+        (1 where that is H or coarser). The work of one level: each factor's window at h
+        (8 per point) and a transform per power and one for the single factors (4 per
+        point of the window ``width``); in two levels the blocks', the lattices' at H and
+        a transform per block or power at H on ``width``. On the benchmark's phase lists
+        the blocks' windows came within 30% of the estimate. Equal Gaussian powers would
+        pay from about a hundred groups on (the blocks' windows add up to about √F times
+        the composed one's); rarely sampled phases, whose tilted spreads and counts differ
+        by orders of magnitude, from a few."""
         if not self._may_phase():
             return None
         ns = [n for _, n in self.groups]
-        longs = [i for i, n in enumerate(ns) if n >= 2]
         hf = _quantise(h / math.sqrt(2.0), self.h0, _STEPS_PER_OCTAVE)
         r = int(h * math.sqrt(self.ntot / (2.0 * len(ns))) / hf)
         if r < _PHASES_R_MIN:
             return None
         H = r * hf
         try:
-            one_w = [(kb - ka + 1) for ka, kb in self._windows(h, order, lam)]
-            fine_w = [self._window_one(hf, order, lam, i, _FACTOR_CAP) for i in longs]
+            one_w = [(kb - ka + 1) * h for ka, kb in self._windows(h, order, lam)]
         except ValueError:
             return None
         self.plan_kgf(order)
-        blocks = 0.0
-        for i, (ka, kb) in zip(longs, fine_w, strict=True):
+        longs = [i for i, n in enumerate(ns) if n >= 2]
+        spread, unit = {}, {}
+        for i in longs:
             t1, q1, _ = self._plans[order][1][i]
             (_,), (_,), (v,) = _KGF.of_atoms([(t1, q1, ns[i])])(np.array([lam]))
-            spread = 3.0 * math.sqrt(-2.0 * log_eta * max(v, 0.0))
-            blocks += 8.0 * (min(spread, width) / hf + (kb - ka + 1))
-        singles = [j for j, n in enumerate(ns) if n < 2]
-        one = 8.0 * math.fsum(one_w) + 4.0 * (len(longs) + 1) * width / h
-        two = 8.0 * math.fsum((kb - ka + 1) for ka, kb in fine_w) + \
-            8.0 * math.fsum(one_w[j] * h / H for j in singles) + blocks + \
-            4.0 * (len(longs) + 1) * width / H
+            spread[i] = min(3.0 * math.sqrt(-2.0 * log_eta * max(v, 0.0)), width)
+            unit[i] = (spread[i] + 2.0 * one_w[i]) / ns[i]
+        k = math.sqrt(math.fsum(ns[i] for i in longs) * hf * hf /
+                      math.fsum(ns[i] * unit[i] ** (2.0 / 3.0) for i in longs))
+        rs = [1] * len(ns)
+        for i in longs:
+            step = max(k * unit[i] ** (1.0 / 3.0), hf / 4.0)
+            rs[i] = 1 << max(0, round(math.log2(H / step)))
+        one = 8.0 * math.fsum(one_w) / h + 4.0 * (len(longs) + 1) * width / h
+        two = 4.0 * (len(longs) + 1) * width / H
+        for i in range(len(ns)):
+            if rs[i] > 1:
+                two += 8.0 * (2.0 * one_w[i] + spread[i]) * rs[i] / H
+            else:
+                two += 8.0 * one_w[i] / H
         if not two <= _PHASES_PAY * one:
             return None
-        return hf, r
+        return H, tuple(rs)
 
     def _block_may_pay(self, order: int, ns: list[int], hf: float, lam: float,
                        log_eta: float, width: float, wfs: list[float], h: float,
