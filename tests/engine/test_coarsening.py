@@ -222,10 +222,11 @@ def _blocked_levels(monkeypatch) -> list[tuple[int, bool]]:
 
 def _one_level_beside_others(monkeypatch) -> None:
     """Engines of several groups compose in one level from now on (as before blocks
-    served them)."""
+    served them; not in phases either)."""
     long_groups = numeric._Engine._long_groups
     monkeypatch.setattr(numeric._Engine, "_long_groups",
                         lambda self: None if len(self.groups) > 1 else long_groups(self))
+    monkeypatch.setattr(numeric._Engine, "_in_phases", lambda *a, **k: None)
 
 
 def test_jump_terms_in_blocks_agree_with_one_level(monkeypatch):
