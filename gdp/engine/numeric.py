@@ -824,31 +824,38 @@ class _Engine:
         ``max_points`` (remembered)."""
         mkey = self._windows_key(h, order, beta)
         if mkey not in self._memo:
-            self._memo[mkey] = tuple(self._factor_window(h, order, beta, i)
+            self._memo[mkey] = tuple(self._window_for(h, order, beta, i)
                                      for i in range(len(self.factors(order))))
         return self._memo[mkey]
 
     def _factor_window(self, h: float, order: int, beta: float, i: int) -> Any:
-        """Factor ``i``'s window of :meth:`_all_windows` alone (remembered): a list in
-        phases discretises each group at its own step (:meth:`_in_phases`)."""
+        """Factor ``i``'s window of :meth:`_all_windows` alone (remembered, where the
+        windows of all are not): a list in phases discretises each group at its own step
+        (:meth:`_in_phases`)."""
+        wins = self._memo.get(self._windows_key(h, order, beta))
+        if wins is not None:
+            return wins[i]
         mkey = self._windows_key(h, order, beta) + (i,)
         if mkey not in self._memo:
-            fa = self.factors(order)[i]
-            off = self._off(fa.pess, h, fa.n)
-            # (the other side uses the same windows: what it drops outside only lowers it)
-            try:
-                ka, kb = _window_of(
-                    self._window_quantiles(fa.pess, self._factor_tol(order, beta, i)), h,
-                    self.acc.max_points, off)
-            except ValueError as err:
-                self._memo[mkey] = str(err)
-                return self._memo[mkey]
-            if beta > 0:
-                cut = self._tilted_lower(order, beta)[i]
-                if math.isfinite(cut):
-                    ka = min(max(ka, int(math.floor((cut - off) / h)) - 1), kb)
-            self._memo[mkey] = (ka, kb)
+            self._memo[mkey] = self._window_for(h, order, beta, i)
         return self._memo[mkey]
+
+    def _window_for(self, h: float, order: int, beta: float, i: int) -> Any:
+        """Factor ``i``'s window (:meth:`_all_windows`), computed."""
+        fa = self.factors(order)[i]
+        off = self._off(fa.pess, h, fa.n)
+        # (the other side uses the same windows: what it drops outside only lowers it)
+        try:
+            ka, kb = _window_of(
+                self._window_quantiles(fa.pess, self._factor_tol(order, beta, i)), h,
+                self.acc.max_points, off)
+        except ValueError as err:
+            return str(err)
+        if beta > 0:
+            cut = self._tilted_lower(order, beta)[i]
+            if math.isfinite(cut):
+                ka = min(max(ka, int(math.floor((cut - off) / h)) - 1), kb)
+        return ka, kb
 
     def _tilted_lower(self, order: int, beta: float) -> list[float]:
         """Per factor, a loss ``c`` whose Q-mass below, were it all at ``c``, would carry at
