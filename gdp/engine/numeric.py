@@ -1452,6 +1452,8 @@ class _Engine:
         for i in longs:
             step = max(k * unit[i] ** (1.0 / 3.0), hf / 4.0)
             rs[i] = 1 << max(0, round(math.log2(H / step)))
+        if max(rs) == 1:  # (no block: one level at H, coarser than h)
+            return None
         one = 8.0 * math.fsum(one_w) / h + 4.0 * (len(longs) + 1) * width / h
         two = 4.0 * (len(longs) + 1) * width / H
         for i in range(len(ns)):
