@@ -157,10 +157,19 @@ def delta(eps: float, sigma: float, p: float, steps: int, order: int,
     """δ(ε) of one order of the composition, by Laplace inversion at the saddle point.
     ``wide``: where the integrand has not decayed at the end of the range, the range is
     doubled (up to ``_DOUBLINGS`` times) until it has (``DELTA_AT``)."""
-    mu = 1.0 / sigma
+    return delta_of_phases(eps, [(sigma, p, steps)], order, wide)
+
+
+def delta_of_phases(eps: float, phases: list[tuple[float, float, int]], order: int,
+                    wide: bool = False) -> float:
+    """:func:`delta` of a run in phases ``(sigma, p, steps)``: the log moment generating
+    function of the composition is the sum of the phases' (``make_phases_reference.py``)."""
+
+    def logm(z: complex) -> complex:
+        return sum(steps * log_mgf(z, 1.0 / sigma, p, order) for sigma, p, steps in phases)
 
     def K(lam: float) -> float:
-        return steps * log_mgf(lam, mu, p, order).real
+        return logm(lam).real
 
     def g(lam: float) -> float:
         return K(lam) - lam * eps - math.log(lam * (lam + 1.0))
@@ -175,7 +184,7 @@ def delta(eps: float, sigma: float, p: float, steps: int, order: int,
 
     def integrand(t: float) -> float:
         z = complex(lam, t)
-        v = steps * log_mgf(z, mu, p, order) - z * eps - k0
+        v = logm(z) - z * eps - k0
         return (np.exp(v) / (z * (z + 1.0))).real
 
     span = 12.0 * sd
@@ -196,7 +205,7 @@ def delta(eps: float, sigma: float, p: float, steps: int, order: int,
         val += math.fsum(integrate.quad(integrand, a, b, epsabs=0, epsrel=1e-10, limit=400)[0]
                          for a, b in zip(cuts[:-1], cuts[1:], strict=True))
         span, scale = 2.0 * span, 2.0 * scale
-    raise ValueError(f"the integrand does not decay (sigma={sigma}, p={p}, T={steps})")
+    raise ValueError(f"the integrand does not decay (phases (sigma, p, T) {phases})")
 
 
 def epsilon(sigma: float, p: float, steps: int, target: float, guess: float) -> dict:
