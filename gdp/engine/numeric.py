@@ -218,6 +218,30 @@ class _Level:
 
 
 
+def _level_of_blocks(H: float, fine_off: float, blocks: list[tuple[Any, int]],
+                     few: list[tuple[_Lat, int]], lam: float, sound: _KGF) -> _Level:
+    """A level of composed and coarsened blocks (:mod:`gdp.engine.coarsening`) and lattice
+    laws at its step ``H``, each to its count (:meth:`_Engine._blocked`,
+    :meth:`_Engine._in_phases`): ``fine_off`` the offset of the fine laws the blocks compose,
+    ``sound`` the exact cumulant generating function of those fine laws with the ones at H
+    (the blocks' shift and mass at +inf, which the frame uses with it, are at least the
+    fine laws')."""
+    lq = math.fsum([c * math.log1p(-min(b.q_inf, 1.0)) if b.q_inf < 1 else -math.inf
+                    for b, c in blocks] +
+                   [c * math.log1p(-min(f.q_inf, 1.0)) if f.q_inf < 1 else -math.inf
+                    for f, c in few])
+    qi = -math.expm1(lq) if math.isfinite(lq) else 1.0
+    kgf = _block_kgf(blocks) if not few else _KGF.of_log_atoms(
+        [(b.t, b.log_q, c) for b, c in blocks] +
+        [(t, np.log(qq), c) for t, qq, c in (_lattice_atoms(f, H, c) for f, c in few)])
+    return _Level(H, fine_off + math.fsum(c * f.off for f, c in few), kgf,
+                  lambda: [(b.tilted, c) for b, c in blocks] + (
+                      list(zip(_tilt_many([f for f, _ in few], lam, H),
+                               [c for _, c in few], strict=True)) if few else []),
+                  math.fsum([c * b.shift for b, c in blocks] + [c * f.shift for f, c in few]),
+                  min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + len(few) + 2))), sound)
+
+
 def _check_cap(wins: Sequence[Any], cap: int) -> None:
     """Raise ``ValueError`` where a factor's window ``(ka, kb)`` holds over ``cap`` points,
     or with its message where a window is one (:meth:`_Engine._all_windows`)."""
@@ -1224,28 +1248,11 @@ class _Engine:
             if self._memo[key] is None:
                 return None
             blocks += self._memo[key]
-        lq = math.fsum([c * math.log1p(-min(b.q_inf, 1.0)) if b.q_inf < 1 else -math.inf
-                        for b, c in blocks] +
-                       [c * math.log1p(-min(f.q_inf, 1.0)) if f.q_inf < 1 else -math.inf
-                        for f, c in few])
-        qi = -math.expm1(lq) if math.isfinite(lq) else 1.0
-        kgf = _block_kgf(blocks) if not few else _KGF.of_log_atoms(
-            [(b.t, b.log_q, c) for b, c in blocks] +
-            [(t, np.log(qq), c) for t, qq, c in (_lattice_atoms(f, H, c) for f, c in few)])
-        return _Level(H, math.fsum([n * lat.off for lat, n in zip(lats, ns, strict=True)]) +
-                      math.fsum(c * f.off for f, c in few), kgf,
-                      lambda: [(b.tilted, c) for b, c in blocks] + (
-                          list(zip(_tilt_many([f for f, _ in few], lam, H),
-                                   [c for _, c in few], strict=True)) if few else []),
-                      math.fsum([c * b.shift for b, c in blocks] +
-                                [c * f.shift for f, c in few]),
-                      min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + len(few) + 2))),
-                      # (the fine lattice laws', with the few factors': the blocks' shift
-                      # and mass at +inf, which the frame uses with it, are at least the
-                      # fine laws')
-                      fines[0] if one else _KGF.of_lattices(
-                          [(lat, hf, n) for lat, n in zip(lats, ns, strict=True)] +
-                          [(f, H, c) for f, c in few]))
+        return _level_of_blocks(
+            H, math.fsum([n * lat.off for lat, n in zip(lats, ns, strict=True)]), blocks,
+            few, lam, fines[0] if one else _KGF.of_lattices(
+                [(lat, hf, n) for lat, n in zip(lats, ns, strict=True)] +
+                [(f, H, c) for f, c in few]))
 
     def _in_phases(self, order: int, h: float, lam: float, log_eta: float, width: float,
                    extended: bool = False) -> _Level | None:
@@ -1317,25 +1324,9 @@ class _Engine:
             if self._memo[key] is None:
                 return None
             blocks.append((self._memo[key], 1))
-        lq = math.fsum([c * math.log1p(-min(b.q_inf, 1.0)) if b.q_inf < 1 else -math.inf
-                        for b, c in blocks] +
-                       [c * math.log1p(-min(f.q_inf, 1.0)) if f.q_inf < 1 else -math.inf
-                        for f, c in few])
-        qi = -math.expm1(lq) if math.isfinite(lq) else 1.0
-        kgf = _block_kgf(blocks) if not few else _KGF.of_log_atoms(
-            [(b.t, b.log_q, c) for b, c in blocks] +
-            [(t, np.log(qq), c) for t, qq, c in (_lattice_atoms(f, H, c) for f, c in few)])
-        return _Level(H, math.fsum([self.groups[i][1] * lat.off for i, lat in fine]) +
-                      math.fsum(c * f.off for f, c in few), kgf,
-                      lambda: [(b.tilted, c) for b, c in blocks] + (
-                          list(zip(_tilt_many([f for f, _ in few], lam, H),
-                                   [c for _, c in few], strict=True)) if few else []),
-                      math.fsum([c * b.shift for b, c in blocks] +
-                                [c * f.shift for f, c in few]),
-                      min(1.0, qi * (1.0 + 8 * EPS * (len(blocks) + len(few) + 2))),
-                      # (the fine lattice laws' and those at H: the blocks' shift and mass
-                      # at +inf are at least the fine laws', as in _blocked)
-                      self._phase_kgf(H, rs, fine, few))
+        return _level_of_blocks(
+            H, math.fsum([self.groups[i][1] * lat.off for i, lat in fine]), blocks, few, lam,
+            self._phase_kgf(H, rs, fine, few))
 
     def _may_phase(self) -> bool:
         """Whether :meth:`_in_phases` may serve this engine (before its plan): two groups or
