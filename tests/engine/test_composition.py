@@ -459,7 +459,7 @@ def test_a_run_in_phases_against_laplace_inversion(name):
     runs of ``data/phases_reference.json``, where dp-accounting's optimistic ε is 0 for the
     last three, and ``long`` (21 phases, 4.7M rarely sampled steps, where its pessimistic
     ε at 1e-4 is 4.87 against a truth near 4.182). gdp's sound ε is never below the lower
-    value (the two lie 0.004% to 0.04% apart: an answer more than that below the truth
+    value (the two lie 0.003% to 0.04% apart: an answer more than that below the truth
     fails), and at most 0.1% above it; its lower end is never above the upper value. A
     two-level composition that budgeted the step rule's whole error put ``long`` 0.28%
     above (4.1933)."""
