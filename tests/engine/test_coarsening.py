@@ -332,8 +332,8 @@ def test_gaussian_phases_in_two_levels_are_sound_and_tight(monkeypatch, mu_total
 
 def test_a_run_in_phases_in_two_levels_agrees_with_one_level(monkeypatch):
     """The phases reference's "narrow" list (17 rarely sampled phases, 259,489 steps;
-    ``data/make_phases_reference.py``): in two levels its sound frame holds about 1/90 of
-    one level's points (11,000 against 1,012,500). Both sound ends are upper bounds, both
+    ``data/make_phases_reference.py``): in two levels its sound frame holds about 1/20 of
+    one level's points (49,152 against 1,012,500). Both sound ends are upper bounds, both
     lower ends lower bounds: the brackets overlap, and the two levels' sound end lies
     within 0.02% of one level's."""
     ref = json.loads((Path(__file__).parent / "data" / "phases_reference.json").read_text())
