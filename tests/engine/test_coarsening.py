@@ -59,9 +59,11 @@ def test_a_block_of_one_factor_keeps_its_whole_lattice(lam):
     assert b.t[0] <= t[0] and b.t[-1] >= t[-1]
 
 
-def _blocked_taken(h) -> bool:
+def _blocked_taken(h, kind: str = "block") -> bool:
+    """Whether the sound engine of ``h`` built a block of ``kind`` ("block": a level in
+    blocks; "phase-block": a run in phases in two levels)."""
     eng = h.sound.engine if hasattr(h.sound, "engine") else None
-    return eng is not None and any(k[0] == "block" and v is not None
+    return eng is not None and any(k[0] == kind and v is not None
                                    for k, v in eng._memo.items() if isinstance(k, tuple))
 
 
@@ -304,12 +306,6 @@ def test_phases_at_small_sigma_keep_their_lower_end(steps, width):
         assert lo <= hi4 and lo4 <= hi
 
 
-def _phases_taken(h) -> bool:
-    eng = h.sound.engine if hasattr(h.sound, "engine") else None
-    return eng is not None and any(k[0] == "phase-block" and v is not None
-                                   for k, v in eng._memo.items() if isinstance(k, tuple))
-
-
 @pytest.mark.parametrize("mu_total", [0.5, 8.0])
 def test_gaussian_phases_in_two_levels_are_sound_and_tight(monkeypatch, mu_total):
     """Twelve Gaussian powers of 1,000 to 100,000 factors and one single Gaussian (a run in
@@ -327,7 +323,7 @@ def test_gaussian_phases_in_two_levels_are_sound_and_tight(monkeypatch, mu_total
     h = compose_numeric([(gdp.G_mu(math.sqrt(s / n)), n)
                          for s, n in zip(shares, ns, strict=True)] + [(gdp.G_mu(single), 1)])
     _assert_holds_g_mu(h, mu_total)
-    assert _phases_taken(h)
+    assert _blocked_taken(h, "phase-block")
 
 
 def test_a_run_in_phases_in_two_levels_agrees_with_one_level(monkeypatch):
@@ -351,7 +347,7 @@ def test_a_run_in_phases_in_two_levels_agrees_with_one_level(monkeypatch):
     h.epsilon(delta)  # (the sound frames: their sizes)
     two_points = max(sizes)
     two = h.epsilon_bounds(delta)
-    assert _phases_taken(h)
+    assert _blocked_taken(h, "phase-block")
     monkeypatch.setattr(numeric._Engine, "_in_phases", lambda *a, **k: None)
     sizes.clear()
     h = gdp.dpsgd(phases=phases)
