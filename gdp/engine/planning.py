@@ -86,11 +86,22 @@ def _offset(law: Law, h: float, bulk: bool = True) -> float:
     return 0.0 if c is None else c - math.floor(c / h) * h
 
 
-def _bulk_start(law: Law, h: float) -> tuple[float, float] | None:
+def _bulk_start(law: Law, h: float, tight: bool = False) -> tuple[float, float] | None:
     """The centre of the heaviest step-wide cell of a grid over the (outer bounds of the)
     Q-law's quartiles, and their spread; None where the quartiles are not finite or span 64
-    steps or more, or no such cell holds a quarter of the Q-mass (no bulk)."""
+    steps or more, or no such cell holds a quarter of the Q-mass (no bulk). ``tight``: the
+    upper bound lowered to the first edge of a grid of steps from the lower one above which
+    the Q-mass is a quarter or less (a rarely sampled step's upper quartile from
+    :meth:`~gdp.engine.laws.Law.quantiles` bounds its sampled part's, 80 steps above its
+    bulk at σ = 0.41, p = 3.2e-5, step 4e-5)."""
     ql, qh, _, _ = law.quantiles(0.25)
+    if tight and math.isfinite(ql) and not qh - ql < 64.0 * h:
+        e = ql + h * np.arange(65)
+        _, Q, _, _ = law.cells(np.concatenate([[-np.inf], e, [np.inf]]))
+        above = np.cumsum(Q[::-1])[::-1][1:]  # (the Q-mass above each edge)
+        k = np.flatnonzero(above <= 0.25)
+        if k.size:
+            qh = float(e[k[0]])
     if not (math.isfinite(ql) and math.isfinite(qh) and 0.0 <= qh - ql < 64.0 * h):
         return None
     e = ql - 0.5 * h + h * np.arange(int(math.ceil((qh - ql) / h)) + 2)
@@ -123,7 +134,8 @@ def _bulk_centre(law: Law, h: float, width: float, start: float | None = None
     return c
 
 
-def _other_offset(law: Law, h: float, bulk: bool = True, n: int = 1) -> float:
+def _other_offset(law: Law, h: float, bulk: bool = True, n: int = 1, tight: bool = False
+                  ) -> float:
     r"""The lattice offset of the other side's lattice law of ``law`` (a factor raised to the
     power ``n``): :func:`_offset`'s, or, for a bulk whose neighbours the balancing merges
     into it, the centre of a wider window (1.5 or 2.5 steps each side) where that drops
@@ -138,10 +150,11 @@ def _other_offset(law: Law, h: float, bulk: bool = True, n: int = 1) -> float:
     factors repeat (σ = 0.587, p = 6.4e-6: 7.6e-6 of the tilted mass per factor, so that the
     other side's ε at 27,125 steps lay 3.7% below the sound one, and a finer step did not
     help). The Q-mass dropped is measured by balancing 97 points around the bulk. Any
-    offset gives a lattice law below the true one: only tightness is at stake."""
+    offset gives a lattice law below the true one: only tightness is at stake. ``tight``:
+    :func:`_bulk_start`'s."""
     if not bulk or law.atoms()[0].size:
         return _offset(law, h, bulk)
-    found = _bulk_start(law, h)
+    found = _bulk_start(law, h, tight)
     c0 = None if found is None else _bulk_centre(law, h, 0.5, found[0])
     if c0 is None:
         return 0.0
@@ -171,7 +184,7 @@ def _dropped_near(law: Law, h: float, off: float, c: float, half: int = 48) -> f
     return 1.0 - float(np.sum(lat.q)) - lat.q_inf
 
 
-def _pile_top(law: Law, h: float) -> float | None:
+def _pile_top(law: Law, h: float, tight: bool = False) -> float | None:
     """The top of the region the other side garbles by runs of fine cells
     (:func:`~gdp.engine.lattice._pile_runs`): 256 quartile spreads above the Q-law's bulk
     (:func:`_bulk_start`; the spread of the outer bounds of its quartiles), at most 1,024
@@ -179,10 +192,11 @@ def _pile_top(law: Law, h: float) -> float | None:
     four steps: the bulk and its slope then lie within a few steps, where the runs merge
     about what the balancing merges (σ = 0.488, p = 2.7e-6, 2.5M steps, step 6.7e-5, a
     spread of 1.3 steps: the bracket 0.330% wide, 0.336% with the runs; at σ = 0.58,
-    p = 1.4e-6, step 6.4e-7, whose bracket the runs narrow tenfold, it is 30 steps)."""
+    p = 1.4e-6, step 6.4e-7, whose bracket the runs narrow tenfold, it is 30 steps).
+    ``tight``: :func:`_bulk_start`'s."""
     if law.atoms()[0].size:
         return None
-    found = _bulk_start(law, h)
+    found = _bulk_start(law, h, tight)
     if found is None or not found[1] >= 4.0 * h:
         return None
     return found[0] + min(256.0 * found[1], 1024.0 * h)

@@ -12,11 +12,19 @@ import pytest
 
 import gdp
 from gdp.engine import numeric
-from gdp.engine.coarsening import _block, _coarsen
+from gdp.engine.coarsening import (
+    _block,
+    _coarsen,
+    _LatticeCells,
+    _merged_whole,
+    _other_block,
+)
 from gdp.engine.fourier import _KGF
-from gdp.engine.lattice import _disc_pess
+from gdp.engine.lattice import _disc_opt, _disc_pess
 from gdp.engine.laws import GaussianLaw
 from gdp.engine.numeric import compose_numeric
+from gdp.engine.planning import _bulk_start
+from gdp.sampling.subsampling import SubsampledLaw
 
 
 def _profile(t: np.ndarray, q: np.ndarray, eps: float) -> float:
@@ -236,6 +244,7 @@ def _one_level_beside_others(monkeypatch) -> None:
     monkeypatch.setattr(numeric._Engine, "_long_groups",
                         lambda self: None if len(self.groups) > 1 else long_groups(self))
     monkeypatch.setattr(numeric._Engine, "_in_phases", lambda *a, **k: None)
+    monkeypatch.setattr(numeric._Engine, "_other_in_phases", lambda *a, **k: None)
 
 
 def test_jump_terms_in_blocks_agree_with_one_level(monkeypatch):
@@ -324,6 +333,91 @@ def test_gaussian_phases_in_two_levels_are_sound_and_tight(monkeypatch, mu_total
                          for s, n in zip(shares, ns, strict=True)] + [(gdp.G_mu(single), 1)])
     _assert_holds_g_mu(h, mu_total)
     assert _blocked_taken(h, "phase-block")
+    # the other side in two levels too: within 1e-5 of the truth (one level's lower ends
+    # lay 6e-5 to 8e-5 below it)
+    for delta in (1e-3, 1e-8, 1e-15):
+        assert h.epsilon_bounds(delta)[0] >= gdp.G_mu(mu_total).epsilon(delta) * (1 - 1e-5)
+    assert _other_blocks_taken(h)
+
+
+def _other_blocks_taken(h) -> bool:
+    """Whether an engine of ``h`` (the sound one or its twin) built a block on the other
+    side (``_Engine._other_in_phases``)."""
+    eng = h.sound.engine
+    return any(k[0] == "other-phase-block" and v is not None
+               for e in (eng, eng._twin) if e is not None
+               for k, v in e._memo.items() if isinstance(k, tuple))
+
+
+def _lattice_profile(lat, h: float, eps: float, shift: float = 0.0) -> float:
+    """The one-order profile of a lattice law (step ``h``) at ``eps + shift``."""
+    t = (lat.k0 + np.arange(lat.q.size)) * h + lat.off
+    return lat.q_inf + _profile(t, lat.q, eps + shift)
+
+
+@pytest.mark.parametrize("m, r, lam", [(64, 8, 1.0), (400, 32, 3.0), (2, 64, 0.5)])
+def test_a_block_garbled_onto_the_coarse_lattice_lies_below_its_power(m, r, lam):
+    # (the other side's block, _other_block: the m-fold power of a factor's lattice law
+    # composed in the frame of tilt lam and garbled onto r times its step; the power
+    # itself by FFT convolutions in double, its negative round-off clipped: a reference
+    # within about 1e-14 absolute)
+    from scipy.signal import fftconvolve
+
+    h = 1e-3
+    law = SubsampledLaw(GaussianLaw(1.0), 0.05)
+    ql, qh, _, _ = law.quantiles(1e-12)
+    lat = _disc_opt(law, h, int(math.floor(ql / h)) - 1, int(math.ceil(qh / h)) + 1)
+    q, base, k = None, lat.q, m
+    while k:
+        if k & 1:
+            q = base if q is None else np.maximum(fftconvolve(q, base), 0.0)
+        k >>= 1
+        if k:
+            base = np.maximum(fftconvolve(base, base), 0.0)
+    power = type(lat)(m * lat.k0, q, 0.0, off=m * lat.off)
+    b = _other_block(lat, m, h, r, lam, math.log(1e-20), 1 << 20, _KGF([(lat, 1)], h))
+    assert b.log_l1 < math.log(1e-10) + b.log_mass
+    first = b.lat.k0 * r * h + b.lat.off
+    for eps in np.linspace(0.0, 3.0, 31):
+        exact = _lattice_profile(power, h, eps)
+        coarse = _lattice_profile(b.lat, r * h, eps, b.lat.shift)
+        # (below: sound, up to the block's l1 allowance at this ε, sup_s e^-lam s (1 -
+        # e^(eps - s))_+ times it, which the frame subtracts)
+        allow = math.exp(b.log_l1 - lam * eps) * lam ** lam / (1 + lam) ** (1 + lam)
+        assert coarse <= exact * (1 + 1e-9) + allow + 1e-14
+        # (and, for a block of many factors, smooth on the coarse scale, within half a
+        # coarse step's relative loss above its window, whose lower end the tilt sets: the
+        # mass below it is dropped, the other side's due; a first-order loss per factor,
+        # as in one level, would be far larger. Two factors are narrower than the coarse
+        # step, garbled once at first order: 4.6% below at r = 64)
+        if m > 2 and exact > 1e-8 and eps >= first:
+            assert coarse >= exact * (1 - 0.5 * r * h)
+
+
+def test_a_lattice_merged_whole_is_one_part_of_it():
+    rng = np.random.default_rng(3)
+    t = np.sort(rng.uniform(-0.2, 0.6, 50))
+    q = rng.random(50)
+    q /= 1.5 * max(q.sum(), float((q * np.exp(-t)).sum()))
+    cells = _LatticeCells(t, np.log(q))
+    one = _merged_whole(cells)
+    u = one.off
+    assert u <= math.log(q.sum() / (q * np.exp(-t)).sum())             # its ratio
+    assert one.q[0] * math.exp(-u) <= (q * np.exp(-t)).sum()           # its P-mass
+    assert one.q[0] >= q.sum() * (1 - 1e-12)                           # all but rounding
+    for eps in np.linspace(-0.3, 0.7, 21):
+        assert _profile(np.array([u]), one.q, eps) <= _profile(t, q, eps) * (1 + 1e-12)
+
+
+def test_a_rarely_sampled_bulk_is_found_with_the_tight_quartile():
+    # (σ = 0.41, p = 3.2e-5: the upper quartile of quantiles() bounds the sampled part's,
+    # 80 steps of 4e-5 above the bulk, which so went unlooked for)
+    law = SubsampledLaw(GaussianLaw(1 / 0.40828618530469146), 3.205937172975725e-05)
+    h = 4.0197e-05
+    assert _bulk_start(law, h) is None
+    found = _bulk_start(law, h, tight=True)
+    assert found is not None and found[1] < 2 * h
+    assert math.log1p(-3.205937172975725e-05) - h <= found[0] <= h
 
 
 def test_a_run_in_phases_in_two_levels_agrees_with_one_level(monkeypatch):
