@@ -327,24 +327,36 @@ def _other_block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float
 
 
 def _garbled(cells: _LatticeCells, H: float, lam: float, off: float) -> _Lat:
-    r"""The garbling of a lattice law onto the step ``H`` with the largest tilted mass at
-    ``lam`` (the frame's tilt), of three: the balanced half-cells
+    r"""A garbling of a lattice law onto the step ``H`` keeping the most tilted mass at
+    ``lam`` (the frame's tilt) of up to three: the balanced half-cells
     (:func:`~gdp.engine.lattice._disc_opt`) on the lattice of offset ``off`` (the fine
-    one's) and on that of :func:`~gdp.engine.planning._other_offset` (the bulk's merged
-    loss on a point), and all atoms merged into one. Each lies below the law (a garbling
-    with Q-mass dropped). A block narrower than the step has no neighbours to balance
-    with; merged whole at its own merged loss it keeps all its Q-mass and loses only its
-    spread, whose tilted mass is second order in it."""
-    def tilted_mass(lat: _Lat) -> float:
-        t = (lat.k0 + np.arange(lat.q.size)) * H + lat.off
+    one's), the same on that of :func:`~gdp.engine.planning._other_offset` (the bulk's
+    merged loss on a point), and all atoms merged into one. Each lies below the law (a
+    garbling with Q-mass dropped). The second is tried only where the first loses more
+    than :math:`\lambda(\lambda + 1)H^2/2` of the log tilted mass, four times the second
+    order loss of a smooth law (its search costs more than the balancing). A block
+    narrower than the step has no neighbours to balance with; merged whole at its own
+    merged loss it keeps all its Q-mass and loses only its spread, whose tilted mass is
+    second order in it."""
+    def tilted_mass(t: np.ndarray, q: np.ndarray) -> float:
         with np.errstate(divide="ignore"):
-            lw = np.log(lat.q) + lam * t
+            lw = np.log(q) + lam * t
         m = float(np.max(lw, initial=-np.inf))
         return m + math.log(float(_sum(np.exp(lw - m)))) if math.isfinite(m) else -math.inf
 
+    def of_lat(lat: _Lat) -> float:
+        return tilted_mass((lat.k0 + np.arange(lat.q.size)) * H + lat.off, lat.q)
+
     best, best_k = None, -math.inf
+    one = _merged_whole(cells)
+    if one is not None:
+        best, best_k = one, of_lat(one)
     if cells.u.size:
-        for o in (off, _other_offset(cells, H, True, 1)):
+        whole = tilted_mass(cells.u, cells.q)
+        for k, o in enumerate((off, None)):
+            if k and best_k >= whole - (0.5 * lam * (lam + 1.0) * H * H + 1e-9):
+                break
+            o = _other_offset(cells, H, True, 1) if o is None else o
             ka = int(math.floor((float(cells.u[0]) - o) / H)) - 1
             # (the top cell, which takes the rest of the upper tail, at least a step and a
             # half of it: its merged loss then lies above its point, and the balancing
@@ -354,12 +366,9 @@ def _garbled(cells: _LatticeCells, H: float, lam: float, off: float) -> _Lat:
             # million steps: 0.022 of the block's log tilted mass))
             kb = max(int(math.floor((float(cells.u[-1]) - o) / H)) - 1, ka + 1)
             lat = _disc_opt(cells, H, ka, kb, o, tilt=lam, factors=1)
-            k = tilted_mass(lat)
-            if k > best_k:
-                best, best_k = lat, k
-    one = _merged_whole(cells)
-    if one is not None and (best is None or tilted_mass(one) > best_k):
-        return one
+            kl = of_lat(lat)
+            if kl > best_k:
+                best, best_k = lat, kl
     return best if best is not None else _Lat(0, np.zeros(1), 0.0, off=off)
 
 
