@@ -9,7 +9,7 @@ h` (:math:`r` an integer), and :math:`n/m` blocks are composed on :math:`H`: the
 is :math:`n h^2/6 + (n/m) H^2/6` on average, so :math:`H = h\sqrt{m/2}` costs no more than
 halving :math:`h^2`, and both windows hold :math:`O(n^{1/4})` times fewer points than one.
 
-Soundness (the sound side only). The profile integrand :math:`g(L) = (1 - e^{\varepsilon -
+Soundness, the sound side. The profile integrand :math:`g(L) = (1 - e^{\varepsilon -
 L})_+` is convex in :math:`u = e^{-L}`; splitting an atom of Q-mass :math:`q` at :math:`t \in
 [t_j, t_j + H]` between the two lattice points so that both the Q-mass and the P-mass
 :math:`q e^{-t}` are kept keeps the Q-mean of :math:`u`, so by Jensen's inequality it can only
@@ -35,7 +35,15 @@ in all; where that dominates an answer (long runs of rarely sampled steps, whose
 part of the tilted mass) the engine composes the blocks in extended precision, as it does a
 one-level frame's transforms (:func:`gdp.engine.fourier._compose`).
 
-Imports: the ground floor and :mod:`gdp.engine.fourier`, :mod:`gdp.engine.lattice`.
+The other side (:func:`_other_block`, a run in phases only). A lattice law is garbled onto
+the coarse lattice instead of split: the atoms of each half-cell merged and the merged atoms
+balanced to the lattice ratios by :func:`~gdp.engine.lattice._disc_opt`, which merges
+proportional parts and drops Q-mass, so the profile of any composition with the block can
+only fall. The block's computed masses are first lowered by their relative allowance; their
+:math:`\ell_1` allowance, which a garbling cannot take, is subtracted by the frame.
+
+Imports: the ground floor and :mod:`gdp.engine.fourier`, :mod:`gdp.engine.lattice`,
+:mod:`gdp.engine.laws`, :mod:`gdp.engine.planning`.
 """
 
 from __future__ import annotations
