@@ -1365,6 +1365,8 @@ class _Engine:
             return None
         rs = tuple(r for r, _ in steps)
         fine = [(i, lat) for i, (r, lat) in enumerate(steps) if r > 1]
+        if not fine:  # (every group at H: one level, at the finer step h)
+            return None
         few = [(lat, self.groups[i][1]) for i, (r, lat) in enumerate(steps) if r == 1]
         log_eta_b = log_eta + math.log(1e-4) - math.log(len(fine))
         pr = _EXTENDED if extended else _DOUBLE

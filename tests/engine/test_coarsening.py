@@ -340,6 +340,22 @@ def test_gaussian_phases_in_two_levels_are_sound_and_tight(monkeypatch, mu_total
     assert _other_blocks_taken(h)
 
 
+def test_the_other_side_stays_in_one_level_where_no_group_takes_a_block(monkeypatch):
+    # (every group's fine step at the coarse one: no block to compose, and the coarse
+    # step is coarser than one level's; the other side then keeps one level)
+    monkeypatch.setattr(numeric, "_PHASES_PAY", 100.0)
+    monkeypatch.setattr(numeric._Engine, "_other_fine",
+                        lambda self, order, H, r, lam, i:
+                        (1, self._other_lat(H, order, lam, i, self.acc.max_points)))
+    ns = [1000 * k for k in range(1, 11)]  # (more groups than a level in blocks serves)
+    h = compose_numeric([(gdp.G_mu(math.sqrt(0.4 / n)), n) for n in ns])
+    truth = gdp.G_mu(2.0).epsilon(1e-8)
+    lo, hi = h.epsilon_bounds(1e-8)
+    assert lo <= truth * (1 + 1e-12) and hi >= truth * (1 - 1e-12)
+    assert lo >= truth * (1 - 1e-3)
+    assert not _other_blocks_taken(h)
+
+
 def _other_blocks_taken(h) -> bool:
     """Whether an engine of ``h`` (the sound one or its twin) built a block on the other
     side (``_Engine._other_in_phases``)."""
