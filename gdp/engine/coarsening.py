@@ -59,6 +59,7 @@ from .fourier import (
     _KGF,
     _Bounds,
     _compose,
+    _Composed,
     _ends,
     _guided_window,
     _Precision,
@@ -118,16 +119,18 @@ def _coarsen(w: np.ndarray, k0: int, r: int, h: float, lam: float
     return out, j0, float(np.max(a + b))
 
 
-def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
-           log_tol: float, max_points: int, plan: _KGF, pr: _Precision = _DOUBLE) -> _Block:
-    r"""The ``m``-fold power of a sound lattice law ``lat`` (step ``h``) composed in the
-    frame of tilt ``lam`` on a window holding all but about :math:`e^{\log\eta}` of its
-    tilted mass at each end, and coarsened to the step ``r h`` (module docstring). The
-    window comes from ``plan``, the cumulant generating function of a coarse law close to
-    ``lat``'s (taken ``m`` times; where its tilted mean or spread is off by a quarter of
-    the spread, from ``lat`` itself), and reaches at least as far up as the Q-mass above
-    it is :math:`e^{\log\mathrm{tol}}` (that mass goes to :math:`+\infty`); the masses
-    outside it are bounded from ``lat``."""
+def _power(lat: _Lat, m: int, h: float, lam: float, log_eta: float, max_points: int,
+           plan: _KGF, pr: _Precision = _DOUBLE, log_tol: float | None = None
+           ) -> tuple[_Composed, int, np.ndarray, tuple[float, float, float, float]]:
+    r"""The ``m``-fold power of a lattice law ``lat`` (step ``h``) composed in the frame of
+    tilt ``lam`` on a window holding all but about :math:`e^{\log\eta}` of its tilted mass
+    at each end, for a block of either side (:func:`_block`, :func:`_other_block`): the
+    composition, the window's first index, its losses and :func:`~gdp.engine.fourier._tails`'
+    bounds on the masses outside it. The window comes from ``plan``, the cumulant
+    generating function of a coarse law close to ``lat``'s (taken ``m`` times; where its
+    tilted mean or spread is off by a quarter of the spread, from ``lat`` itself); with
+    ``log_tol`` (a tilted frame), it reaches at least as far up as the Q-mass above it is
+    :math:`e^{\log\mathrm{tol}}`. Raises ``ValueError`` over ``max_points`` points."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     kgf = _KGF([(lat, m)], h)
@@ -144,7 +147,7 @@ def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
             0.64 < m * vp / vl < 1.5625
         guide = plan.power(m) if close else kgf.pooled(0.01 / (1.0 + lam))
         bd = _guided_window(kgf, guide, lam, log_eta, h)
-        if lam > 0:
+        if log_tol is not None and lam > 0:
             up = _window(guide, 0.0, log_tol, h)
             bd.B, bd.b_hi = max(bd.B, up.B), (bd.b_hi if bd.B >= up.B else up.b_hi)
         KA, KB, reach_hi, reach_lo = _span(kgf, bd, off, h)
@@ -155,7 +158,19 @@ def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
     comp = _compose([(_tilt(lat, lam, h), m)], KA, N, pr)
     t = (KA + np.arange(N)).astype(float) * h + off
     tA, tB = _ends(kgf, t, off, h, KA, KB, reach_hi, reach_lo)
-    _, til_lo, q_hi, _ = _tails(kgf, lam, bd, tA, tB)
+    return comp, KA, t, _tails(kgf, lam, bd, tA, tB)
+
+
+def _block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float,
+           log_tol: float, max_points: int, plan: _KGF, pr: _Precision = _DOUBLE) -> _Block:
+    r"""The ``m``-fold power of a sound lattice law ``lat`` (step ``h``) composed in the
+    frame of tilt ``lam`` (:func:`_power`; its window reaches at least as far up as the
+    Q-mass above it is :math:`e^{\log\mathrm{tol}}`, which goes to :math:`+\infty`) and
+    coarsened to the step ``r h`` (module docstring); the masses outside the window are
+    bounded from ``lat``."""
+    comp, KA, _, (_, til_lo, q_hi, _) = _power(lat, m, h, lam, log_eta, max_points, plan,
+                                                 pr, log_tol)
+    off = m * lat.off
     c = comp.c  # (comp is not read again)
     c[0] += til_lo * math.exp(comp.log_scale)  # the tilted mass below the window, at its
     #                                            bottom (in the units of c)
@@ -271,7 +286,7 @@ def _other_block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float
                  max_points: int, plan: _KGF, pr: _Precision = _DOUBLE) -> _OtherBlock:
     r"""The ``m``-fold power of the other side's lattice law ``lat`` (step ``h``) composed
     in the frame of tilt ``lam`` on a window holding all but about :math:`e^{\log\eta}` of
-    its tilted mass at each end (from ``plan`` as in :func:`_block`), garbled onto the
+    its tilted mass at each end (:func:`_power`, as for :func:`_block`), garbled onto the
     lattice of step ``r h`` by :func:`~gdp.engine.lattice._disc_opt`.
 
     Soundness. The composed masses c satisfy :math:`c^* \ge (1 - r_{lo})c - e` entrywise
@@ -289,29 +304,9 @@ def _other_block(lat: _Lat, m: int, h: float, r: int, lam: float, log_eta: float
     sampled step's bulk and its slope above lie within a step or two and lose a first-order
     part of their Q-mass each time (a phase of 511,779 steps at σ = 1.81, p = 1.9e-5 lost
     2.1e-6 per step at the step 4e-5, a factor e^-1.09 on the composed δ)."""
-    from scipy import fft as sfft  # loaded on first use (import time)
-
-    kgf = _KGF([(lat, m)], h)
+    comp, _, t, (til_hi, til_lo, _, _) = _power(lat, m, h, lam, log_eta, max_points, plan,
+                                                  pr)
     off = m * lat.off
-    if m == 1:
-        bd = _Bounds(kgf.tmin, kgf.tmax, lam, lam)
-        KA, KB, reach_hi, reach_lo = _span(kgf, bd, off, h, True, True)
-    else:
-        (_,), (mp,), (vp,) = plan(np.array([lam]))
-        (_,), (ml,), (vl,) = kgf(np.array([lam]))
-        close = vp > 0 and vl > 0 and abs(m * mp - ml) <= 0.25 * math.sqrt(vl) and \
-            0.64 < m * vp / vl < 1.5625
-        guide = plan.power(m) if close else kgf.pooled(0.01 / (1.0 + lam))
-        bd = _guided_window(kgf, guide, lam, log_eta, h)
-        KA, KB, reach_hi, reach_lo = _span(kgf, bd, off, h)
-    N = sfft.next_fast_len(max(KB - KA + 1, 16), real=True)
-    if N > max_points:
-        raise ValueError(f"a block of {m} factors needs {N} points, more than "
-                         f"max_points={max_points}")
-    comp = _compose([(_tilt(lat, lam, h), m)], KA, N, pr)
-    t = (KA + np.arange(N)).astype(float) * h + off
-    tA, tB = _ends(kgf, t, off, h, KA, KB, reach_hi, reach_lo)
-    til_hi, til_lo, _, _ = _tails(kgf, lam, bd, tA, tB)
     c = comp.c
     l1 = comp.tau + (til_hi + til_lo) * math.exp(comp.log_scale) * (1.0 + comp.rel_up)
     total = float(_sum(np.maximum(c, 0.0)))
