@@ -48,7 +48,7 @@ from .._numerics import EPS, bisect_bracket
 from .._validation import check_bool, check_count, check_instance, check_str
 from ..core.tradeoff import TradeOff
 from .batch import _disc_opt_batch, _disc_pess_batch, _plan_batch
-from .coarsening import _block, _block_kgf, _other_block
+from .coarsening import _block, _block_kgf, _other_block, _other_list_block, _OtherBlock
 from .curves import LossCurve, _inv_label, hull_min_curves
 from .fourier import (
     _DOUBLE,
@@ -205,6 +205,13 @@ _FEW_GROUPS = 16
 _OTHER_TRY_POINTS = 1 << 18
 # the least power of a factor whose bulk is looked for in a long list (_Engine._looks_for_bulk)
 _BULK_POWER = 2
+# the other side of a long list's single factors with atoms (_Engine._other_in_atoms): at
+# least this many, in blocks of this many, on a fine step at most this many times finer,
+# in at most this many points in all
+_ATOM_BLOCK_MIN = 8
+_ATOM_BLOCK = 32
+_ATOM_R_MAX = 32
+_ATOM_POINTS = 1 << 22
 
 
 @dataclass(slots=True)
@@ -1391,6 +1398,14 @@ class _Engine:
             if self._memo[key] is None:
                 return None
             blocks.append(self._memo[key])
+        return self._other_level(H, blocks, few, lam)
+
+    def _other_level(self, H: float, blocks: list[_OtherBlock], few: list[tuple[_Lat, int]],
+                     lam: float) -> _Level:
+        """The other side's level of garbled ``blocks`` (:meth:`_other_in_phases`,
+        :meth:`_other_in_atoms`) and lattice laws ``few`` at the step ``H``, each block's
+        composed error added to its tilted factor's l1 part (relative to its garbled tilted
+        mass) times the other blocks' bounds on their masses over their garbled ones."""
         parts = [(b.lat, 1) for b in blocks] + few
         qi = self._rounded_q_inf("opt", _composed_q_inf(
             [(lat.q_inf, n) for lat, n in parts]))
@@ -1409,6 +1424,114 @@ class _Engine:
         return _Level(H, math.fsum(n * lat.off for lat, n in parts),
                       _KGF(parts, H), items,
                       math.fsum(n * lat.shift for lat, n in parts), qi, None)
+
+    def _may_block_atoms(self) -> bool:
+        """Whether :meth:`_other_in_atoms` may serve this engine's other side: a long list
+        (a short one's other side takes a lattice four times finer where a factor has atoms
+        off it, :meth:`_frame_span`), no lattice step given by the caller or aligned to
+        atoms, not served by a level in blocks."""
+        return len(self.groups) > _FEW_GROUPS and self.gap == 0 and \
+            self.acc.grid_step is None and self._long_groups() is None
+
+    def _other_in_atoms(self, order: int, h: float, lam: float, log_eta: float,
+                        extended: bool = False) -> _Level | None:
+        r"""The other side of a long list whose single factors have atoms, in two levels:
+        those factors in blocks of ``_ATOM_BLOCK``, each composed on the fine step
+        :math:`h/r` and garbled onto h (:func:`~gdp.engine.coarsening._other_list_block`),
+        the other factors discretised at h, all composed on h (:meth:`_other_level`); None
+        where fewer than ``_ATOM_BLOCK_MIN`` such factors lose more than their share at h
+        (:meth:`_atoms_fine`), or a block exceeds ``max_points``.
+
+        An atom off the lattice costs the other side a first-order part of its tilted mass
+        (a garbling merges, it cannot split the atom between two points as the sound side
+        does), and a list repeats that per factor: 1,000 randomized responses of ε in
+        [0.01, 0.05] lost e^-0.245 of their composed tilted mass at δ = 1e-6, a bracket
+        0.97% wide; a list of 1,000 mixed mechanisms (a quarter each Gaussian, Laplace,
+        randomized response, subsampled Gaussian) was 0.69% wide."""
+        fine = self._atoms_fine(order, h, lam)
+        if fine is None:
+            return None
+        r, idx, lats = fine
+        nb = -(-len(idx) // _ATOM_BLOCK)
+        log_eta_b = log_eta + math.log(1e-4) - math.log(nb)
+        pr = _EXTENDED if extended else _DOUBLE
+        blocks = []
+        for b in range(nb):
+            key = ("other-atom-block", order, h, r, lam, log_eta_b, extended, b,
+                   self._depths(order, lam))
+            if key not in self._memo:
+                try:
+                    self._memo[key] = _other_list_block(
+                        lats[b * _ATOM_BLOCK:(b + 1) * _ATOM_BLOCK], h / r, r, lam, log_eta_b,
+                        self.acc.max_points, pr)
+                except ValueError:
+                    self._memo[key] = None
+            if self._memo[key] is None:
+                return None
+            blocks.append(self._memo[key])
+        sel = set(idx)
+        few = [p for i, p in enumerate(self.lats("opt", h, order, lam)) if i not in sel]
+        return self._other_level(h, blocks, few, lam)
+
+    def _atoms_fine(self, order: int, h: float, lam: float
+                    ) -> tuple[int, list[int], list[_Lat]] | None:
+        r"""``(r, factors, lattices)`` of :meth:`_other_in_atoms`: the single factors whose
+        other side's law has atoms, and their lattice laws on the step ``h / r``. At h
+        they lose :math:`D` of their summed log tilted mass at ``lam`` below their planning
+        atoms' (a fine garbling, a little below the true laws); r is the power of two
+        (4 to ``_ATOM_R_MAX``) that brings :math:`D/r`, this side's loss being first order in
+        the step, within their share of :math:`\mathrm{rtol}\,\lambda\,\bar s` (their part
+        of the groups; :math:`\bar s` the planning law's tilted mean, about the ε the frame
+        answers), at most ``_ATOM_POINTS`` points in all. None where there are fewer than
+        ``_ATOM_BLOCK_MIN`` such factors, or they lose no more than their share at h."""
+        key = ("atoms-fine", order, h, lam, self._depths(order, lam))
+        if key in self._memo:
+            return self._memo[key]
+        fs = self.factors(order)
+        idx = [i for i, fa in enumerate(fs) if fa.n == 1 and fa.opt.atoms()[0].size]
+        out = None
+        if len(idx) >= _ATOM_BLOCK_MIN:
+            coarse = self.lats("opt", h, order, lam)
+            lam_a = np.array([lam])
+            self.plan_kgf(order)
+            plans = self._plans[order][1]
+            (k_plan,), _, _ = _KGF.of_atoms([(plans[i][0], plans[i][1], 1) for i in idx])(
+                lam_a, derivs=False)
+            (k_h,), _, _ = _KGF([coarse[i] for i in idx], h)(lam_a, derivs=False)
+            _, (mean,), _ = self.plan_kgf(order)(lam_a)
+            share = self.acc.rtol * lam * max(float(mean), 0.0) * len(idx) / len(fs)
+            loss = float(k_plan) - float(k_h)
+            points = sum(coarse[i][0].q.size for i in idx)
+            if math.isfinite(loss) and share > 0 and loss > share:
+                r = 4
+                while r < _ATOM_R_MAX and loss > r * share and 2 * r * points <= _ATOM_POINTS:
+                    r *= 2
+                if r * points <= _ATOM_POINTS:
+                    out = (r, idx, self._atom_lats(order, h / r, lam, idx))
+        self._memo[key] = out
+        return out
+
+    def _atom_lats(self, order: int, h: float, lam: float, idx: list[int]) -> list[_Lat]:
+        """The other side's lattice laws of the factors ``idx`` at the step ``h`` (windows
+        per :meth:`_factor_window`; those of one structure discretised together)."""
+        fs = self.factors(order)
+        wins = [self._factor_window(h, order, lam, i) for i in idx]
+        _check_cap(wins, _FACTOR_CAP)
+        offs = [self._off(fs[i].opt, h, 1, "opt") for i in idx]
+        out: dict[int, _Lat] = {}
+        by_key: dict[Any, list[int]] = {}
+        for j, i in enumerate(idx):
+            bk = fs[i].opt._batch_key()
+            if bk is None:
+                ka, kb = wins[j]
+                out[j] = _disc_opt(fs[i].opt, h, ka, kb, offs[j], None, tilt=lam, factors=1)
+            else:
+                by_key.setdefault(bk, []).append(j)
+        for js in by_key.values():
+            res = _disc_opt_batch([fs[idx[j]].opt for j in js], h, [wins[j] for j in js],
+                                  [offs[j] for j in js])
+            out.update(zip(js, res, strict=True))
+        return [out[j] for j in range(len(idx))]
 
     def _other_fine(self, order: int, H: float, r: int, lam: float, i: int
                     ) -> tuple[int, _Lat]:
@@ -1725,9 +1848,12 @@ class _Engine:
             bd, width = self._blocks_width(order, h, lam, log_eta)
             lv = self._blocked(order, hs, lam, log_eta, width, extended) if longs is not None \
                 else self._in_phases(order, hs, lam, log_eta, width, extended)
-        elif side == "opt" and hs == h and self._may_phase():
-            bd, width = self._blocks_width(order, h, lam, log_eta)
-            lv = self._other_in_phases(order, h, lam, log_eta, width, extended)
+        elif side == "opt" and hs == h:
+            if self._may_phase():
+                bd, width = self._blocks_width(order, h, lam, log_eta)
+                lv = self._other_in_phases(order, h, lam, log_eta, width, extended)
+            if lv is None and self._may_block_atoms():
+                lv = self._other_in_atoms(order, h, lam, log_eta, extended)
         blocked = lv is not None
         if blocked and side == "pess":
             # (_in_blocks)
