@@ -596,7 +596,7 @@ class _Engine:
         if key not in self._memo:
             bulk = self._looks_for_bulk(n)
             self._memo[key] = _offset(law, h, bulk) if side == "pess" else \
-                _other_offset(law, h, bulk, n)
+                _other_offset(law, h, bulk, n) if bulk else _offset(law, h, True)
         return self._memo[key]
 
     def _looks_for_bulk(self, n: int) -> bool:
@@ -965,6 +965,9 @@ class _Engine:
         key = (side, h, order, wins, coarse) if side == "pess" else \
             (side, h, order, wins, beta)
         if key not in self._lats:
+            if side == "opt":
+                wins = tuple(self._opt_window(h, order, fa, w) for fa, w in zip(fs, wins,
+                                                                                strict=True))
             lats: list[_Lat | None] = [None] * len(fs)
             # factors of one structure are discretised together (long lists); not the other
             # side's with a pile region (a phase's rarely sampled bulk, :meth:`_pile`)
@@ -997,6 +1000,18 @@ class _Engine:
                                         self._pile(fa.opt, h, fa.n), tilt=beta, factors=fa.n)
             self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]
         return self._lats[key]
+
+    def _opt_window(self, h: float, order: int, fa: _Factor, win: tuple[int, int]
+                    ) -> tuple[int, int]:
+        """The other side's window of a single factor of a long list: one point lower where
+        its offset (the bulk's merged loss on a point, :meth:`_off`) lies above the sound
+        side's, whose window's lowest point can hold the bulk of a rarely sampled step (the
+        lowest half-cell is dropped on this side); ``win`` elsewhere."""
+        ka, kb = win
+        if fa.n == 1 and not self._looks_for_bulk(1) and \
+                self._off(fa.opt, h, 1, "opt") > self._off(fa.pess, h, 1):
+            return ka - 1, kb
+        return ka, kb
 
     def kgf(self, side: str, h: float, order: int, beta: float = 0.0) -> _KGF:
         lats = self.lats(side, h, order, beta)
