@@ -591,7 +591,15 @@ class _Engine:
 
     def _off(self, law: Law, h: float, n: int, side: str = "pess") -> float:
         """The lattice offset of ``law``, a factor raised to the power ``n``, on one side
-        (remembered)."""
+        (remembered): where a bulk is looked for (:meth:`_looks_for_bulk`),
+        :func:`~gdp.engine.planning._offset`'s with its search on the sound side,
+        :func:`~gdp.engine.planning._other_offset`'s on the other; elsewhere (the single
+        factors of a long list) the sound side's without the search, the other side's with
+        the plain one (the bulk's merged loss on a point: about 0.3 ms a factor, on the
+        bracket's time; a hundred subsampled Gaussians at p from 1e-4 to 1e-2 lost a step of
+        their bulks each without it, a bracket 3.66% wide at δ = 1e-8, 0.29% with it; the
+        wider search of :func:`~gdp.engine.planning._other_offset` gave 0.14% in five times
+        the bracket's time)."""
         key = ("o", side, id(law), h, n)
         if key not in self._memo:
             bulk = self._looks_for_bulk(n)
