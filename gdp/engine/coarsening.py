@@ -35,9 +35,11 @@ in all; where that dominates an answer (long runs of rarely sampled steps, whose
 part of the tilted mass) the engine composes the blocks in extended precision, as it does a
 one-level frame's transforms (:func:`gdp.engine.fourier._compose`).
 
-The other side (:func:`_other_block`, a run in phases only). A lattice law is garbled onto
-the coarse lattice instead of split: the atoms of each half-cell merged and the merged atoms
-balanced to the lattice ratios by :func:`~gdp.engine.lattice._disc_opt`, which merges
+The other side (:func:`_other_block`, a run in phases; :func:`_other_list_block`, the single
+factors with atoms of a long list, each of which a garbling at the coarse step would cost a
+first-order part of its tilted mass). A lattice law is garbled onto the coarse lattice
+instead of split: the atoms of each half-cell merged and the merged atoms balanced to the
+lattice ratios by :func:`~gdp.engine.lattice._disc_opt`, which merges
 proportional parts and drops Q-mass, so the profile of any composition with the block can
 only fall. The block's computed masses are first lowered by their relative allowance; their
 :math:`\ell_1` allowance, which a garbling cannot take, is subtracted by the frame.
