@@ -5,8 +5,11 @@ answer (3.4e-4 where the truth is 9.8e-9). The whole law's Chernoff bound now ca
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import mpmath as mp
+import numpy as np
 import pytest
 
 import gdp
@@ -59,3 +62,52 @@ def test_best_tilt_chernoff_is_above_the_exact_profile_of_its_law():
         bound = float(_best_chernoff(lv, np.array([eps]))[0])
         assert bound >= float(exact) * (1 - 1e-12)
         assert bound <= 1.0
+
+
+def test_tail_sums_keep_the_top_beside_huge_weights_below():
+    # (a frame of a large tilt, untilted: its transforms' round-off at the bottom becomes
+    # weights of e^7000, the true masses at the top are e^-9; scaled by the largest weight,
+    # the top's tail sums underflowed to 0)
+    from gdp.engine.frames import _log_tail_sums, _tail_sums
+
+    lw = np.full(600, -np.inf)
+    lw[2], lw[520], lw[530] = 7000.0, 6990.0, 1500.0   # (520 on: the top's block of 256)
+    lw[590], lw[597], lw[599] = -9.1, -38.0, -45.0
+    for sums, rel in (_tail_sums(lw.copy()), _log_tail_sums(lw)):
+        for j in (3, 521, 531, 590, 591, 598, 599):
+            exact = float(mp.log(mp.fsum(mp.e ** mp.mpf(w) for w in lw[j:] if w > -np.inf)))
+            assert abs(sums.at(j) - exact) <= rel + 1e-15 * abs(exact)
+        assert sums.at(600) == -np.inf
+
+
+def _rr_delta(eps: np.ndarray, x: float, flips: int = 3) -> mp.mpf:
+    """The true δ at ε = x of the composition of randomized responses of the ``eps``, from
+    its atoms within ``flips`` sign changes of the top (the others lie below x here), in
+    40 digits of the very doubles."""
+    mp.mp.dps = 40
+    E = [mp.mpf(float(e)) for e in eps]
+    top = mp.fsum(E)
+    assert top - 2 * (flips + 1) * min(E) < x  # (the atoms left out lie below x)
+    tot = mp.mpf(0)
+    for r in range(flips + 1):
+        for S in itertools.combinations(range(len(E)), r):
+            L = top - 2 * mp.fsum(E[i] for i in S)
+            if L > x:
+                q = mp.fprod(1 / (1 + mp.e ** (E[i] if i in S else -E[i])) for i in range(len(E)))
+                tot += q * (1 - mp.e ** (mp.mpf(x) - L))
+    return tot
+
+
+@pytest.mark.parametrize("delta", [1e-10, 1e-14])
+def test_a_long_list_of_randomized_responses_near_the_top_is_sound(delta):
+    # (eighteen randomized responses of ε in [0.15, 0.77]: tilts of 1e6 and more; the sound
+    # ε read 7.5755275 at δ = 1e-10, where the true δ is 3.65e-9, before the tail sums kept
+    # the top beside the round-off below, frames._log_tail_sums)
+    rng = np.random.default_rng(1)
+    k = int(rng.integers(17, 21))
+    a = float(np.exp(rng.uniform(np.log(0.005), np.log(1.0))))
+    eps = rng.uniform(0.2 * a, a, k)
+    h = gdp.compose_two_orders(*[gdp.f_eps_delta(float(e)) for e in eps])
+    e = float(h.epsilon(delta))
+    assert _rr_delta(eps, e) <= delta
+    assert e <= float(np.sum(eps)) * (1 + 1e-12)  # (and tight: at most the top of the support)
