@@ -61,6 +61,11 @@ class Law:
         e = np.zeros(0)
         return e, e, e
 
+    def top_atom(self) -> tuple[float, float] | None:
+        """``(loss, log Q-mass)`` of the atom at the top of the Q-law's support, for a
+        purely atomic law with no Q-mass at +inf; None for any other."""
+        return None
+
     def quantiles(self, tol: float) -> tuple[float, float, float, float]:
         raise NotImplementedError
 
@@ -569,6 +574,13 @@ def _atom_arrays(u: Any, p: Any, q: Any, names: tuple[str, str, str] = ("loss", 
     return u, p, q
 
 
+def _top_of(u: np.ndarray, q: np.ndarray) -> tuple[float, float] | None:
+    """The atom of largest loss ``u`` (ascending) with Q-mass, as ``(loss, log Q-mass)``;
+    None where no atom has Q-mass."""
+    k = np.flatnonzero(q > 0)
+    return None if k.size == 0 else (float(u[k[-1]]), math.log(float(q[k[-1]])))
+
+
 class AtomicLaw(Law):
     """A purely atomic law (randomized response, exact curves, lattice laws)."""
 
@@ -582,6 +594,9 @@ class AtomicLaw(Law):
 
     def atoms(self):
         return self.u, self.p, self.q
+
+    def top_atom(self):
+        return _top_of(self.u, self.q) if self.q_inf == 0.0 else None
 
     def _batch_key(self):
         return ("A",)
@@ -654,6 +669,12 @@ class InverseLaw(_OfBaseLaw):
     def atoms(self):
         u, p, q = self.base.atoms()
         return -u[::-1], q[::-1], p[::-1]
+
+    def top_atom(self):
+        if not isinstance(self.base, AtomicLaw) or self.q_inf != 0.0:
+            return None
+        u, _, q = self.atoms()
+        return _top_of(u, q)
 
     def excess(self, edges, refs):
         # Q' - e^r P' = P - e^r Q = -e^r (Q - e^{-r} P) on the mirrored cells

@@ -2165,7 +2165,65 @@ class _Engine:
             out[here] = self._answer(side, order, kind, flat[here])
         if away.any():
             out[away] = self.twin.answer(side, order, kind, flat[away])
+        if side == "opt" and self.top_atom(order) is not None:
+            floor = self._top_atom_eps if kind == "eps" else self._top_atom_delta
+            for i, v in enumerate(flat.tolist()):
+                out[i] = max(out[i], floor(order, v))
         return out.reshape(x.shape)
+
+    def top_atom(self, order: int) -> tuple[float, float] | None:
+        r"""``(L, log Q)``: bounds from below on the loss and the log Q-mass of the top atom
+        of the other side's composed law of one order, where every factor's law is purely
+        atomic with no mass at +inf (randomized responses, exact discrete curves and their
+        inverses); None elsewhere. The composed law's largest loss is the sum of the
+        factors' largest, its Q-mass the product of theirs; each product and logarithm is
+        rounded down by a few ulps (remembered)."""
+        key = ("top-atom", order)
+        if key not in self._memo:
+            parts = [(fa.opt.top_atom(), fa.n) for fa in self.factors(order)]
+            out = None
+            if parts and all(t is not None for t, _ in parts):
+                us = [n * t[0] for t, n in parts]
+                lqs = [n * t[1] for t, n in parts]
+                L = math.fsum(us)
+                lq = math.fsum(lqs)
+                out = (L - 4 * EPS * (1.0 + math.fsum(abs(u) for u in us)),
+                       lq - 4 * EPS * (len(parts) + math.fsum(abs(v) for v in lqs)))
+            self._memo[key] = out
+        return self._memo[key]
+
+    def _top_atom_eps(self, order: int, delta: float) -> float:
+        r"""A lower bound on one order's ε at ``delta`` from its top atom alone
+        (:meth:`top_atom`): :math:`\delta(x) \ge Q(1 - e^{x - L})` for x < L, so the true ε
+        is at least :math:`L + \log(1 - \delta/Q)` where δ < Q; 0 elsewhere. Near the top
+        of a bounded support the frames of the other side can certify nothing: at δ = 1e-14
+        eighteen randomized responses (ε up to 0.77, the answer 9e-11 below the top) framed
+        at a tilt of 5.6e7, where one step down carries e^1551 times the frame's l1
+        allowance, and the lower end was 0."""
+        top = self.top_atom(order)
+        if top is None or not delta > 0.0:
+            return 0.0
+        L, lq = top
+        a = math.log(delta) - lq
+        if a >= 0.0:
+            return 0.0
+        r = math.exp(a) * (1.0 + 8 * EPS * (2.0 + abs(a)))  # (δ/Q rounded up)
+        if r >= 1.0:
+            return 0.0
+        g = math.log1p(-r)
+        x = L + g
+        return max(x - 4 * EPS * (1.0 + abs(L) + abs(g)), 0.0)
+
+    def _top_atom_delta(self, order: int, eps: float) -> float:
+        r""":math:`Q(1 - e^{\varepsilon - L})` from :meth:`top_atom`, rounded down: a lower
+        bound on one order's δ at ``eps`` (0 at and above L)."""
+        top = self.top_atom(order)
+        if top is None or not eps < top[0]:
+            return 0.0
+        L, lq = top
+        d = eps - L
+        v = math.exp(lq) * -math.expm1(d)
+        return max(v * (1.0 - 8 * EPS * (4.0 + abs(lq) + abs(d) + abs(eps) + abs(L))), 0.0)
 
     def _late_twin(self, order: int, kind: str, x: np.ndarray) -> np.ndarray:
         """For ε questions below ``_TIGHT_FROM`` that this tight engine answered: True

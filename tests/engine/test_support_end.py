@@ -111,3 +111,9 @@ def test_a_long_list_of_randomized_responses_near_the_top_is_sound(delta):
     e = float(h.epsilon(delta))
     assert _rr_delta(eps, e) <= delta
     assert e <= float(np.sum(eps)) * (1 + 1e-12)  # (and tight: at most the top of the support)
+    # the lower end: the true δ there above the δ asked (the true ε above it), and tight
+    # (at 1e-14 it was 0: the frames of a tilt of 5.6e7 certify nothing a step below the
+    # top; the top atom alone bounds δ from below, _Engine._top_atom_eps)
+    low = float(h.epsilon_bounds(delta)[0])
+    assert _rr_delta(eps, low) > delta
+    assert low >= e * (1 - 1e-6)
