@@ -62,8 +62,9 @@ class Law:
         return e, e, e
 
     def top_atom(self) -> tuple[float, float] | None:
-        """``(loss, log Q-mass)`` of the atom at the top of the Q-law's support, for a
-        purely atomic law with no Q-mass at +inf; None for any other."""
+        """``(loss, log Q-mass)`` of the atom at the top of the Q-law's support, for a law
+        whose support ends at an atom with no Q-mass at +inf (purely atomic laws, the
+        Laplace law, their inverses); None for any other."""
         return None
 
     def quantiles(self, tol: float) -> tuple[float, float, float, float]:
@@ -556,6 +557,10 @@ class LaplaceLaw(_MuLaw):
         em = 0.5 * math.exp(-m)
         return np.array([-m, m]), np.array([0.5, em]), np.array([em, 0.5])
 
+    def top_atom(self):
+        # (the density lies within (-mu, mu): the Q-mass 1/2 at mu tops the support)
+        return (float(self.mu), math.log(0.5)) if np.ndim(self.mu) == 0 else None
+
     def quantiles(self, tol):
         return -self.mu, self.mu, -self.mu, self.mu
 
@@ -671,7 +676,9 @@ class InverseLaw(_OfBaseLaw):
         return -u[::-1], q[::-1], p[::-1]
 
     def top_atom(self):
-        if not isinstance(self.base, AtomicLaw) or self.q_inf != 0.0:
+        # (a base whose atoms bound its support: the bottom one is the inverse's top)
+        if not isinstance(self.base, (AtomicLaw, LaplaceLaw)) or self.q_inf != 0.0 or \
+                self.base.top_atom() is None:
             return None
         u, _, q = self.atoms()
         return _top_of(u, q)

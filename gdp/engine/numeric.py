@@ -2173,11 +2173,11 @@ class _Engine:
 
     def top_atom(self, order: int) -> tuple[float, float] | None:
         r"""``(L, log Q)``: bounds from below on the loss and the log Q-mass of the top atom
-        of the other side's composed law of one order, where every factor's law is purely
-        atomic with no mass at +inf (randomized responses, exact discrete curves and their
-        inverses); None elsewhere. The composed law's largest loss is the sum of the
-        factors' largest, its Q-mass the product of theirs; each product and logarithm is
-        rounded down by a few ulps (remembered)."""
+        of the other side's composed law of one order, where every factor's law ends at an
+        atom (:meth:`~gdp.engine.laws.Law.top_atom`: randomized responses, exact discrete
+        curves, Laplace mechanisms, their inverses); None elsewhere. The composed law's
+        largest loss is the sum of the factors' largest, its Q-mass the product of theirs;
+        each product and logarithm is rounded down by a few ulps (remembered)."""
         key = ("top-atom", order)
         if key not in self._memo:
             parts = [(fa.opt.top_atom(), fa.n) for fa in self.factors(order)]

@@ -117,3 +117,18 @@ def test_a_long_list_of_randomized_responses_near_the_top_is_sound(delta):
     low = float(h.epsilon_bounds(delta)[0])
     assert _rr_delta(eps, low) > delta
     assert low >= e * (1 - 1e-6)
+
+
+def test_a_long_list_of_laplace_mechanisms_near_the_top_keeps_its_lower_end():
+    # (eighteen Laplace mechanisms of ε in [0.005, 0.027] at δ = 1e-14: the answer lies
+    # 2.6e-9 below the top of the support, where the frames certify nothing and the lower
+    # end was 0; the top atom, Q-mass 2^-18 at the sum of the ε, bounds δ from below)
+    rng = np.random.default_rng(3)
+    eps = rng.uniform(0.005, 0.027, 18)
+    h = gdp.compose_two_orders(*[gdp.laplace(float(e)) for e in eps])
+    low, up = (float(v) for v in h.epsilon_bounds(1e-14))
+    mp.mp.dps = 40
+    top = mp.fsum(mp.mpf(float(e)) for e in eps)
+    assert mp.mpf(2) ** -18 * (1 - mp.e ** (mp.mpf(low) - top)) > mp.mpf(1e-14)  # certified
+    assert up <= float(top) * (1 + 1e-12)
+    assert low >= up * (1 - 1e-6)
