@@ -285,7 +285,10 @@ def _finish(alpha: np.ndarray, omb: np.ndarray, tseg: np.ndarray, *, name: str,
             l_end = min(l_end, float(la[j]))
             a_hit = math.exp(l_end) if l_end < 709 else np.inf
         if a_hit <= 1.0:
-            a_end, o_end = min(a_hit, float(alpha[j])), 1.0
+            # (a log a hair above 0 whose exponential rounds to 1: the masses of three
+            # randomized responses summed to 1 + 1.1e-16; β reaching 0 earlier only lowers
+            # the curve)
+            a_end, o_end, l_end = min(a_hit, float(alpha[j])), 1.0, min(l_end, 0.0)
         else:  # reaches alpha = 1 first (float noise): close the curve at (1, 0)
             a_end, o_end, l_end = 1.0, 1.0, 0.0
         alpha = np.concatenate([alpha[:j], [a_end]])

@@ -11,6 +11,7 @@ Path 3: f_{ε,δ} ** k at large k (the binomial law in log space, with the split
 """
 
 import itertools
+import math
 
 import mpmath as mp
 import numpy as np
@@ -216,6 +217,21 @@ def test_eps_delta_powers_are_sound(e0, d0, k):
         assert h.delta(e) >= b.delta(e)
     for d in (1e-3, 1e-6, 1e-9):
         _check_epsilon(h.epsilon(d), d, b.delta)
+
+
+def test_distinct_randomized_responses_compose_exactly_and_soundly():
+    # (three distinct randomized responses: their P-masses summed to 1 + 1.1e-16, and the
+    # exact curve was refused with "lalpha must be in [-inf, 0]", 4 of 300 random lists)
+    eps = [0.0736574736598627, 0.019872514413242323, 0.05149927727935396]
+    h = gdp.compose(*[gdp.f_eps_delta(e) for e in eps])
+    p, q = np.ones(1), np.ones(1)
+    for e in eps:
+        a, b = 1 / (1 + math.exp(e)), 1 / (1 + math.exp(-e))
+        p, q = np.concatenate([p * b, p * a]), np.concatenate([q * a, q * b])
+    for d in (0.3, 1e-2, 1e-4):
+        _check_epsilon(h.epsilon(d), d, lambda e: _mp_profile(p, q, e))
+    for a in (0.0, 0.2, 0.7, 1.0):
+        assert 0.0 <= h(a) <= 1.0 - a + 1e-15
 
 
 def test_window_at_the_end_of_the_support_charges_no_tail():
