@@ -2185,10 +2185,11 @@ class _Engine:
             if parts and all(t is not None for t, _ in parts):
                 us = [n * t[0] for t, n in parts]
                 lqs = [n * t[1] for t, n in parts]
-                L = math.fsum(us)
-                lq = math.fsum(lqs)
-                out = (L - 4 * EPS * (1.0 + math.fsum(abs(u) for u in us)),
-                       lq - 4 * EPS * (len(parts) + math.fsum(abs(v) for v in lqs)))
+                # (each factor's loss and log-mass within a few u of their magnitudes and
+                # of 1, the masses as rounded, the products by n and the sums by u each)
+                slack = 8 * EPS * (sum(n for _, n in parts) + math.fsum(abs(u) for u in us)
+                                   + math.fsum(abs(v) for v in lqs))
+                out = (math.fsum(us) - slack, math.fsum(lqs) - slack)
             self._memo[key] = out
         return self._memo[key]
 
@@ -2204,10 +2205,11 @@ class _Engine:
         if top is None or not delta > 0.0:
             return 0.0
         L, lq = top
-        a = math.log(delta) - lq
+        ld = math.log(delta)
+        a = ld - lq
         if a >= 0.0:
             return 0.0
-        r = math.exp(a) * (1.0 + 8 * EPS * (2.0 + abs(a)))  # (δ/Q rounded up)
+        r = math.exp(a) * (1.0 + 8 * EPS * (4.0 + abs(ld) + abs(lq) + abs(a)))  # (δ/Q, up)
         if r >= 1.0:
             return 0.0
         g = math.log1p(-r)
