@@ -132,3 +132,21 @@ def test_a_long_list_of_laplace_mechanisms_near_the_top_keeps_its_lower_end():
     assert mp.mpf(2) ** -18 * (1 - mp.e ** (mp.mpf(low) - top)) > mp.mpf(1e-14)  # certified
     assert up <= float(top) * (1 + 1e-12)
     assert low >= up * (1 - 1e-6)
+
+
+def test_the_lower_delta_near_the_top_stays_below_the_truth():
+    # (the top atom bounds δ from below on the other side too, _Engine._top_atom_delta:
+    # Q(1 - e^(ε - L)), rounded down; it must never exceed the true δ)
+    rng = np.random.default_rng(1)
+    k = int(rng.integers(17, 21))
+    a = float(np.exp(rng.uniform(np.log(0.005), np.log(1.0))))
+    eps = rng.uniform(0.2 * a, a, k)
+    h = gdp.compose_two_orders(*[gdp.f_eps_delta(float(e)) for e in eps])
+    top = float(np.sum(eps))
+    for gap in (1e-3, 1e-5, 1e-9, 1e-12):
+        low, up = (float(v) for v in h.delta_bounds(top - gap))
+        true = _rr_delta(eps, top - gap, flips=5)
+        assert low <= true <= up
+        if gap >= 1e-9:  # (and tight: the top atom's bound, its loss rounded down by
+            #                  about 6e-14 here, which is 6% of the gap of 1e-12)
+            assert low >= float(true) * (1 - 1e-2)
