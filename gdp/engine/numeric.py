@@ -1130,10 +1130,17 @@ class _Engine:
             # would need more (far tails of a factor at a tiny tolerance)
             for _ in range(64):
                 try:
-                    self._windows(hq, order, lam_q, cap=_FACTOR_CAP)
+                    wins = self._windows(hq, order, lam_q, cap=_FACTOR_CAP)
                     break
                 except ValueError:
                     hq = self._align(_quantise(2.0 * hq, self.h0, _STEPS_PER_OCTAVE))
+            else:
+                wins = ()
+            # (the most points a planned frame's windows held: what order -1's moment bound
+            # would discretise in a long list, :meth:`_grid_pays`)
+            key = ("planned-points", order)
+            self._memo[key] = max(self._memo.get(key, 0),
+                                  sum(kb - ka + 1 for ka, kb in wins))
         return hq, lam_q
 
     # -- levels -------------------------------------------------------------
@@ -3636,7 +3643,8 @@ class _Engine:
         if t is None or not t[4] <= below:
             return math.inf
         # (first from the factors' lattice laws on a grid of 2,048 cells, where they are
-        # few: about half the cost of the frame's plan and lattice at σ = 1, p = 0.01,
+        # few or cost less than the frame's lattice, _grid_pays: about half the cost of
+        # the frame's plan and lattice at σ = 1, p = 0.01,
         # T = 10^4, and below ``below`` in most configurations where that one is: 14 of
         # the refusal scan's 168 ε questions that pass need the frame's)
         e = self._grid_moment_eps(order, delta, t[0])
@@ -3663,8 +3671,9 @@ class _Engine:
 
     def _moment_step(self, order: int, h: float, lam: float, margin: float
                      ) -> float | None:
-        r"""A step coarser than the frame's ``h`` for :meth:`moment_eps` where there is no
-        grid law (:meth:`_grid_law`: over ``_FEW_GROUPS`` groups), tried first: that bound
+        r"""A step coarser than the frame's ``h`` for :meth:`moment_eps` in a list of over
+        ``_FEW_GROUPS`` groups (the grid law's bound, where :meth:`_grid_law` gives one,
+        was tried before and is looser), tried first: that bound
         needs only to lie below the caller's ``below``, ``margin`` above the planning law's.
         Connect-the-dots raises each factor's :math:`K(\lambda) = \log E_Q[u^{-\lambda}]`,
         :math:`u = e^{-L}`, by about :math:`\lambda(\lambda + 1) w^2/8` at the step w (the
@@ -3681,7 +3690,8 @@ class _Engine:
         rarely sampled phases, 10M points at h: order -1's moment bound took 1.2 s at the
         frame's step, 0.2 s at 38 times it, 17.32 against 17.05 and ``below`` 29.45)."""
         if not margin > 0 or not math.isfinite(margin) or self.gap > 0 or \
-                self.acc.grid_step is not None or self._grid_law(order) is not None:
+                self.acc.grid_step is not None or \
+                len(self.groups) <= _FEW_GROUPS and self._grid_law(order) is not None:
             return None
         wins = self._memo.get(self._windows_key(h, order, lam))
         if not wins or any(isinstance(w, str) for w in wins) or \
@@ -3700,15 +3710,18 @@ class _Engine:
         :meth:`moment_delta`: connect-the-dots raises each factor's cumulant generating
         function by about :math:`\lambda^2 w^2/8` (w the cell's width), so these bounds
         are looser than those of the frame's lattice, which the callers ask where these do
-        not suffice. None for more than 16 groups of factors (a grid each: too costly), a
-        factor without finite quantiles there or with cells under 1e-12 of its losses, or a
+        not suffice. None for more than ``_FEW_GROUPS`` groups of factors unless the grids
+        cost less than that lattice (:meth:`_grid_pays`; not remembered then), a factor
+        without finite quantiles there or with cells under 1e-12 of its losses, or a
         lattice step given by the caller.
         Remembered per order."""
         key = ("grid-law", order)
         if key in self._memo:
             return self._memo[key]
+        if len(self.groups) > _FEW_GROUPS and not self._grid_pays(order):
+            return None
         out = None
-        if len(self.groups) <= _FEW_GROUPS and self.acc.grid_step is None:
+        if self.acc.grid_step is None:
             lats, shift, q_infs = [], 0.0, []
             for fa in self.factors(order):
                 ql, qh, pl, ph = self._quantiles(fa.pess, 1e-30)
@@ -3728,6 +3741,20 @@ class _Engine:
                        self._rounded_q_inf("pess", _composed_q_inf(q_infs)))
         self._memo[key] = out
         return out
+
+    def _grid_pays(self, order: int) -> bool:
+        r"""Whether :meth:`_grid_law` serves a list of over ``_FEW_GROUPS`` groups: where the
+        other order's planned frame held at least as many points in its windows as the
+        grids hold cells (``_MOMENT_CELLS`` a group), the lattice of this order's frame, which
+        :meth:`moment_eps` would discretise otherwise (after this order's plan), is about as
+        large and costs more. Runs in phases, whose order -1 lies far below order 1, are
+        served: 17 rarely sampled phases spent 58 ms on order -1's bound and 18 ms on the
+        grids (the bounds 0.30 and 0.82 against an ε of 3.33), 162 such phases 463 and
+        285 ms (17.3 and 17.7 against 29.4); long mixed lists, whose windows are short, are
+        not (76 groups: 29 ms, the grids 50 ms). A heuristic for speed only: every bound
+        is checked."""
+        return self._memo.get(("planned-points", -order), 0) >= \
+            len(self.groups) * _MOMENT_CELLS
 
     def _grid_moment_eps(self, order: int, delta: float, lam: float) -> float:
         """:meth:`moment_eps`'s bound at tilt ``lam`` from :meth:`_grid_law` (inf where

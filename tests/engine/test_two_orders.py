@@ -193,15 +193,19 @@ def test_the_other_side_goes_without_order_minus_one_below_its_sound_answer(monk
     assert lo == max(float(eng.answer("opt", 1, "eps", np.array([cfg[3]]))[0]), b)
 
 
+def _phases_reference(name: str) -> dict:
+    ref = json.loads((Path(__file__).parent / "data" / "phases_reference.json").read_text())
+    return ref[name]
+
+
 def test_order_minus_one_moment_bound_of_a_long_list_first_at_a_coarser_step(monkeypatch):
     """The phases reference's "rare" list (17 rarely sampled phases, 305,896 points in the
-    factors' windows at the frame's step, no grid law over 16 groups;
-    ``data/make_phases_reference.py``): order -1's moment bound is first asked of lattices
-    at a step 64 times the frame's (``_Engine._moment_step``), and that bound is still an
-    upper bound on order -1's truth (never below its lower end) and below order 1's answer,
-    so order -1 goes without its frame."""
-    ref = json.loads((Path(__file__).parent / "data" / "phases_reference.json").read_text())
-    run = ref["rare"]
+    factors' windows at the frame's step; ``data/make_phases_reference.py``) without the
+    grid law (``_Engine._grid_pays`` switched off): order -1's moment bound is first asked
+    of lattices at a step 64 times the frame's (``_Engine._moment_step``), and that bound is
+    still an upper bound on order -1's truth (never below its lower end) and below order
+    1's answer, so order -1 goes without its frame."""
+    run = _phases_reference("rare")
     steps = []
     moment_step = numeric._Engine._moment_step
 
@@ -211,6 +215,7 @@ def test_order_minus_one_moment_bound_of_a_long_list_first_at_a_coarser_step(mon
         return out
 
     monkeypatch.setattr(numeric._Engine, "_moment_step", spy)
+    monkeypatch.setattr(numeric._Engine, "_grid_pays", lambda self, order: False)
     h = gdp.dpsgd(phases=[dict(sigma=s, p=p, steps=t) for s, p, t in run["phases"]])
     delta = run["delta"]
     eps = float(h.epsilon(delta))
@@ -220,3 +225,44 @@ def test_order_minus_one_moment_bound_of_a_long_list_first_at_a_coarser_step(mon
     m = eng.moment_eps(-1, delta, below=eps)
     assert m <= eps
     assert m >= float(eng.answer("opt", -1, "eps", np.array([delta]))[0])
+
+
+@pytest.mark.parametrize("name", ["rare", "narrow"])
+def test_order_minus_one_of_a_long_run_in_phases_from_the_grid_law(name):
+    """Runs of 17 rarely sampled phases (over 16 groups; the phases reference): the grids
+    of order -1's factors hold fewer cells than order 1's planned windows held points, so
+    order -1's moment bound comes from the grid law (``_Engine._grid_pays``), with no plan
+    of order -1 and no frame of it; the bound is an upper bound on order -1's truth (never
+    below its lower end) and below order 1's answer."""
+    run = _phases_reference(name)
+    h = gdp.dpsgd(phases=[dict(sigma=s, p=p, steps=t) for s, p, t in run["phases"]])
+    delta = run["delta"]
+    eps = float(h.epsilon(delta))
+    eng = _engine(h)
+    assert len(eng.groups) > numeric._FEW_GROUPS
+    assert eng._grid_law(-1) is not None
+    assert not any(k[0] == "pess" and k[1] == -1 for k in eng._frames)
+    assert not any(k[0] == "plan-key" and k[1] == -1 for k in eng._memo)
+    lam = eng._question_tilt(-1, "eps", delta)[0]
+    m = eng._grid_moment_eps(-1, delta, lam)
+    assert m <= eps
+    assert m >= float(eng.answer("opt", -1, "eps", np.array([delta]))[0])
+
+
+def test_long_mixed_list_has_no_grid_law():
+    """A list of 40 mechanisms with short windows (Gaussian, Laplace, randomized response,
+    subsampled Gaussian, ten each): order 1's planned windows hold fewer points than the
+    grids would hold cells, so order -1 goes without the grid law (it would cost more than
+    its own lattice)."""
+    rng = np.random.default_rng(20240611)
+    fs = [gdp.G_mu(x) for x in rng.uniform(0.01, 0.05, 10)]
+    fs += [gdp.laplace(x) for x in rng.uniform(0.01, 0.05, 10)]
+    fs += [gdp.f_eps_delta(x) for x in rng.uniform(0.01, 0.05, 10)]
+    fs += [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p)
+           for s, p in zip(rng.uniform(0.8, 2.0, 10), rng.uniform(0.001, 0.02, 10), strict=True)]
+    h = gdp.compose_two_orders(*fs)
+    h.epsilon(1e-6)
+    eng = _engine(h)
+    assert len(eng.groups) > numeric._FEW_GROUPS
+    assert eng._memo[("planned-points", 1)] < len(eng.groups) * numeric._MOMENT_CELLS
+    assert eng._grid_law(-1) is None
