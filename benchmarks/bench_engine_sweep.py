@@ -25,9 +25,11 @@ seeded random sample of the box σ ∈ [0.4, 10], p ∈ [1e-6, 1], T ∈ [1, 1e7
 
 each external run in a child process with a time limit (``--limit``, default 20 s: a run
 that exceeds it is shown as ``>limit``), timed after its imports. Prints per configuration
-ε and the times, per regime the median ratios gdp / dp-accounting (at 1e-3 and at matched
-accuracy, over the configurations where dp-accounting matched) and gdp / prv, and the worst
-gdp time.
+ε, the times and the ratio gdp / dp-accounting(1e-3), per regime the median ratios gdp /
+dp-accounting (at 1e-3 and at matched accuracy, over the configurations where dp-accounting
+matched) and gdp / prv, the worst gdp time, and every configuration where gdp took over half
+of dp-accounting's time at 1e-3 (the issue's bound, run by run), with dp-accounting's ε there
+(at small p often far above the true one: compare gdp's bracket).
 
 Part 2, long mixed lists: K mechanisms (a quarter each Gaussian, Laplace, randomized
 response, Poisson-subsampled Gaussian, seeded parameters), ``gdp.compose_two_orders``,
@@ -97,6 +99,7 @@ def _random(n: int, seed: int = 20251123) -> list[tuple[float, float, int, float
 
 LADDER = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6)  # dp-accounting's discretisations
 MATCH = 1.001  # matched: dp-accounting's pessimistic eps <= MATCH * gdp's lower bracket end
+HALF = 0.5  # the bound on the time ratio gdp / dp-accounting(1e-3), run by run
 
 
 def _dpa(s: float, p: float, t: int, d: float, disc: float = 1e-3) -> float:
@@ -208,9 +211,10 @@ def _median_runs(runs: int, fn, *args) -> tuple:
 def sweep(configs: dict[str, list], limit: float, memory: int = 4 << 30,
           runs: int = 3) -> None:
     worst = (0.0, None)
+    over: list[tuple[float, tuple, float]] = []  # (ratio, config, dp-accounting's ε)
     print(f"{'config (sigma, p, T, delta)':44s} {'gdp eps':>11s} {'width':>7s} "
           f"{'gdp s':>7s} {'+brkt s':>7s} {'dpa eps':>11s} {'dpa s':>7s} {'prv eps':>11s} "
-          f"{'prv s':>7s} {'dpa matched s':>17s}")
+          f"{'prv s':>7s} {'dpa matched s':>17s} {'/dpa':>6s}")
     for regime, cfgs in configs.items():
         print(f"-- {regime}")
         r_dpa, r_prv, r_match, times = [], [], [], []
@@ -230,6 +234,8 @@ def sweep(configs: dict[str, list], limit: float, memory: int = 4 << 30,
                 ve, td, vp, tp, cell, tm = "n/a", None, "n/a", None, "n/a", None
             if td:
                 r_dpa.append(tg / td)
+                if tg / td > HALF:
+                    over.append((tg / td, (s, p, t, d), ve))
             if tp:
                 r_prv.append(tg / tp)
             if tm:
@@ -244,7 +250,8 @@ def sweep(configs: dict[str, list], limit: float, memory: int = 4 << 30,
 
             print(f"({s:.4g}, {p:.3g}, {t}, {d:.2g})".ljust(44) +
                   f" {e:11.6g} {w:7.2%} {tg:7.3f} {tb - tg:7.3f} {f(ve)} {sec(td)} {f(vp)} "
-                  f"{sec(tp)} {cell:>17s}", flush=True)
+                  f"{sec(tp)} {cell:>17s} {f'{tg / td:6.2f}' if td else '-':>6s}",
+                  flush=True)
         def med(r):
             return f"{statistics.median(r):.3g}" if r else "-"
 
@@ -254,6 +261,10 @@ def sweep(configs: dict[str, list], limit: float, memory: int = 4 << 30,
         print(f"   median time ratio gdp/dp-accounting(matched) = {med(r_match)} "
               f"({len(r_match)} of {n_ext} matched)")
     print(f"worst gdp time {worst[0]:.3f} s at {worst[1]}")
+    n = sum(len(c) for c in configs.values())
+    print(f"configurations over {HALF:g} of dp-accounting's time at 1e-3: {len(over)} of {n}")
+    for r, (s, p, t, d), ve in sorted(over, reverse=True):
+        print(f"   {r:5.2f}  ({s:.4g}, {p:.3g}, {t}, {d:.2g}), dp-accounting's eps {ve:.6g}")
 
 
 def mixed(ks: list[int], seed: int = 20240611) -> None:
