@@ -18,8 +18,11 @@ seeded random sample of the box σ ∈ [0.4, 10], p ∈ [1e-6, 1], T ∈ [1, 1e7
   if even 1e-6 is more than 0.1% above. Where gdp's bracket is wider than 0.1% the truth may
   lie above 1.001 × its lower end, and then no discretisation matches (dp-accounting's
   pessimistic ε is at least the truth): such rows end in a timeout or ``unmatched`` whatever
-  dp-accounting's speed. The 1e-3 step is the run of the previous column; the finer steps
-  run under a memory cap (``--memory``, default 4 GiB) as well;
+  dp-accounting's speed. A step whose ε lies below the bracket's lower end (below the
+  true ε: at δ under about 1e-10 its transforms' round-off, which it does not bound, can
+  put it there) matches nothing and ends the ladder, shown ``below@step`` (a finer step
+  does not lower that floor). The 1e-3 step is the run of the previous column; the finer
+  steps run under a memory cap (``--memory``, default 4 GiB) as well;
 * prv-accountant: ``PRVAccountant`` with ``eps_error`` 1e-3 ε (about gdp's default accuracy)
   and ``delta_error`` δ/1000;
 
@@ -155,8 +158,9 @@ def _matched(s: float, p: float, t: int, d: float, lower: float, first: tuple,
     s, p, t, d : float, float, int, float
         The configuration (σ, p, T, δ).
     lower : float
-        The lower end of gdp's bracket; a step matches if its ε is at most
-        ``MATCH * lower``.
+        The lower end of gdp's bracket; a step matches if its ε is at least ``lower``
+        and at most ``MATCH * lower`` (below ``lower``, at most the true ε, it is wrong:
+        ``below``).
     first : tuple
         The (value, seconds) already measured at the first step of the ladder (1e-3).
     limit : float
@@ -168,13 +172,15 @@ def _matched(s: float, p: float, t: int, d: float, lower: float, first: tuple,
     -------
     tuple of (str, float or None)
         The table cell (time and discretisation, ``>limit`` or the error with the step that
-        failed, or ``unmatched``) and the matched run's seconds (``None`` if no step
-        matched).
+        failed, ``below`` with the step, or ``unmatched``) and the matched run's seconds
+        (``None`` if no step matched).
     """
     for i, disc in enumerate(LADDER):
         v, secs = first if i == 0 else _timed(_dpa, (s, p, t, d, disc), limit, memory)
         if secs is None:
             return f"{v}@{disc:.0e}", None
+        if v < lower:
+            return f"below@{disc:.0e}", None
         if v <= MATCH * lower:
             return f"{secs:.3f}@{disc:.0e}", secs
     return "unmatched", None
