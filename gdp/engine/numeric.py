@@ -83,6 +83,7 @@ from .planning import (
     _factors,
     _gauss_eps,
     _offset,
+    _offsets_at_once,
     _other_offset,
     _pile_top,
     _plan_atoms,
@@ -978,6 +979,7 @@ class _Engine:
             (side, h, order, wins, beta)
         if key not in self._lats:
             if side == "opt":
+                self._opt_offsets(h, fs)
                 wins = tuple(self._opt_window(h, order, fa, w) for fa, w in zip(fs, wins,
                                                                                 strict=True))
             lats: list[_Lat | None] = [None] * len(fs)
@@ -1012,6 +1014,28 @@ class _Engine:
                                         self._pile(fa.opt, h, fa.n), tilt=beta, factors=fa.n)
             self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]
         return self._lats[key]
+
+    def _opt_offsets(self, h: float, fs: list[_Factor]) -> None:
+        """The other side's offsets of a long list's single factors without atoms (the bulk
+        search of :meth:`_off`), for each batch key of four laws or more in one stacked
+        search (:func:`~gdp.engine.planning._offsets_at_once`: the same values), remembered
+        as :meth:`_off` remembers them. 250 subsampled Gaussians among 1,000 mechanisms:
+        their searches took 0.08 to 0.42 s a step one by one, 0.014 to 0.056 s so."""
+        if self._looks_for_bulk(1):
+            return
+        groups: dict[Any, list[Law]] = {}
+        for fa in fs:
+            law = fa.opt
+            if fa.n != 1 or ("o", "opt", id(law), h, 1) in self._memo or \
+                    law.atoms()[0].size:
+                continue
+            bk = law._batch_key()
+            if bk is not None:
+                groups.setdefault(bk, []).append(law)
+        for laws in groups.values():
+            if len(laws) >= 4:
+                for law, off in zip(laws, _offsets_at_once(laws, h), strict=True):
+                    self._memo[("o", "opt", id(law), h, 1)] = off
 
     def _opt_window(self, h: float, order: int, fa: _Factor, win: tuple[int, int]
                     ) -> tuple[int, int]:

@@ -134,6 +134,68 @@ def _bulk_centre(law: Law, h: float, width: float, start: float | None = None
     return c
 
 
+def _stacked_cells(laws: list[Law], edges: list[np.ndarray], refs: list[float] | None = None
+                   ) -> list[tuple[np.ndarray, ...]]:
+    """Each law's ``cells(edges[i])`` (``refs`` given: ``excess(edges[i], refs[i])``, the
+    reference the same for all its cells) from one law stacked of them all
+    (:meth:`~gdp.engine.laws.Law._stack`, laws of one :meth:`~gdp.engine.laws.Law._batch_key`):
+    each cell is computed from its two edges (and reference) alone, so the values are those
+    of the laws' own calls, bit for bit; the cell between two laws' edges is not read."""
+    ne = np.array([e.size for e in edges], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(ne)[:-1]])
+    E = np.concatenate(edges)
+    law = type(laws[0])._stack(laws, np.repeat(np.arange(len(laws)), ne))
+    with np.errstate(all="ignore"):  # (the cells between two laws' edges: -inf to +inf)
+        if refs is None:
+            vals = law.cells(E)
+        else:
+            vals = law.excess(E, np.repeat(np.asarray(refs, dtype=float), ne)[:-1])
+    return [tuple(v[a:a + k - 1] for v in vals)
+            for a, k in zip(starts.tolist(), ne.tolist(), strict=True)]
+
+
+def _offsets_at_once(laws: list[Law], h: float) -> list[float]:
+    """``[_offset(law, h) for law in laws]``, bit for bit, for laws of one batch key without
+    atoms: :func:`_bulk_start`'s grid and each pass of :func:`_bulk_centre` evaluated for
+    all the laws still searching in one stacked call (:func:`_stacked_cells`), not one call
+    a law (the other side's bulks of 250 subsampled Gaussians in a list of 1,000
+    mechanisms: a thousand calls on three cells each, 0.3 ms a call)."""
+    centre: list[float | None] = [None] * len(laws)
+    grids, live = [], []
+    for i, law in enumerate(laws):  # (_bulk_start's quartiles and grid)
+        ql, qh, _, _ = law.quantiles(0.25)
+        if math.isfinite(ql) and math.isfinite(qh) and 0.0 <= qh - ql < 64.0 * h:
+            e = ql - 0.5 * h + h * np.arange(int(math.ceil((qh - ql) / h)) + 2)
+            grids.append(e)
+            live.append(i)
+    if live:
+        cells = _stacked_cells([laws[i] for i in live],
+                               [np.concatenate([[-np.inf], e, [np.inf]]) for e in grids])
+        for i, e, (_, Q, _, _) in zip(live, grids, cells, strict=True):
+            if float(np.max(Q[1:-1])) > 0.2499:
+                centre[i] = float(e[int(np.argmax(Q[1:-1]))]) + 0.5 * h
+    active = [i for i in range(len(laws)) if centre[i] is not None]
+    for _ in range(4):  # (_bulk_centre's passes)
+        if not active:
+            break
+        cs = [centre[i] for i in active]
+        cells = _stacked_cells([laws[i] for i in active],
+                               [np.array([-np.inf, c - 0.5 * h, c + 0.5 * h, np.inf])
+                                for c in cs], cs)
+        nxt = []
+        for i, c, (_, Q, _, _, X, _) in zip(active, cs, cells, strict=True):
+            if not (Q[1] > 0.25 and X[1] < Q[1]):
+                centre[i] = None
+                continue
+            step = -math.log1p(-float(X[1]) / float(Q[1]))
+            c += step
+            centre[i] = c
+            if not abs(step) <= 1e-12 * (h + abs(c)):
+                nxt.append(i)
+        active = nxt
+    return [0.0 if c is None else c - math.floor(c / h) * h for c in centre]
+
+
 def _other_offset(law: Law, h: float, bulk: bool = True, n: int = 1, tight: bool = False
                   ) -> float:
     r"""The lattice offset of the other side's lattice law of ``law`` (a factor raised to the

@@ -14,7 +14,7 @@ from scipy.optimize import minimize_scalar
 import gdp
 from gdp.engine.frames import _c
 from gdp.engine.numeric import Accuracy, _Engine
-from gdp.engine.planning import _gauss_eps
+from gdp.engine.planning import _gauss_eps, _offset, _offsets_at_once
 
 
 @pytest.mark.parametrize("mu", [0.3, 1.0, 3.0])
@@ -73,3 +73,52 @@ def test_answer_far_below_chernoff_is_framed_at_the_delta_question():
     assert ref["optimistic"] <= lo <= float(h.epsilon(delta)) == hi
     assert eps <= hi
     assert hi <= ref["pessimistic"] * 1.001
+
+
+@pytest.mark.parametrize("h", [1e-4, 3.7e-4, 2e-3])
+def test_stacked_bulk_search_gives_each_laws_own_offset(h):
+    """The other side's offsets of many single factors found in one stacked search
+    (``_offsets_at_once``) are each law's own ``_offset``, bit for bit: 40 subsampled
+    Gaussians (p from 1e-4 to 0.3, some bulks found, some not) and their inverses (order
+    -1's laws), at three steps."""
+    rng = np.random.default_rng(43)
+    fs = [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p)
+          for s, p in zip(rng.uniform(0.5, 3.0, 40),
+                          np.exp(rng.uniform(math.log(1e-4), math.log(0.3), 40)), strict=True)]
+    eng = gdp.compose_two_orders(*fs).sound.engine
+    for order in (1, -1):
+        laws = [fa.opt for fa in eng.factors(order)]
+        assert len({law._batch_key() for law in laws}) == 1
+        own = [_offset(law, h, True) for law in laws]
+        assert _offsets_at_once(laws, h) == own
+        assert any(v != 0.0 for v in own) or h < 2e-3
+
+
+def test_long_list_takes_the_stacked_offsets(monkeypatch):
+    """A list of 40 subsampled Gaussians (over 16 groups): the other side's lattices take
+    their single factors' offsets from the stacked search (all 40 of an order at once),
+    remembered where each factor's own search would have put them."""
+    from gdp.engine import numeric
+
+    calls = []
+    stacked = numeric._offsets_at_once
+
+    def spy(laws, h):
+        calls.append(len(laws))
+        return stacked(laws, h)
+
+    monkeypatch.setattr(numeric, "_offsets_at_once", spy)
+    rng = np.random.default_rng(44)
+    fs = [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p)
+          for s, p in zip(rng.uniform(0.6, 2.0, 40),
+                          np.exp(rng.uniform(math.log(1e-4), math.log(1e-2), 40)), strict=True)]
+    h = gdp.compose_two_orders(*fs)
+    lo, hi = (float(v) for v in h.epsilon_bounds(1e-8))
+    eng = h.sound.engine
+    found = [k for k in eng._memo if k[0] == "o" and k[1] == "opt"]
+    assert len(found) >= 40
+    for k in found:
+        law = next(fa.opt for o in (1, -1) for fa in eng.factors(o) if id(fa.opt) == k[2])
+        assert eng._memo[k] == _offset(law, k[3], True)
+    assert 0.0 < lo <= hi
+    assert calls and all(n == 40 for n in calls)
