@@ -876,6 +876,7 @@ class _Engine:
         ``max_points`` (remembered)."""
         mkey = self._windows_key(h, order, beta)
         if mkey not in self._memo:
+            self._stacked_offsets(h, self.factors(order), "pess")
             self._memo[mkey] = tuple(self._window_for(h, order, beta, i)
                                      for i in range(len(self.factors(order))))
         return self._memo[mkey]
@@ -979,7 +980,7 @@ class _Engine:
             (side, h, order, wins, beta)
         if key not in self._lats:
             if side == "opt":
-                self._opt_offsets(h, fs)
+                self._stacked_offsets(h, fs, "opt")
                 wins = tuple(self._opt_window(h, order, fa, w) for fa, w in zip(fs, wins,
                                                                                 strict=True))
             lats: list[_Lat | None] = [None] * len(fs)
@@ -1015,27 +1016,31 @@ class _Engine:
             self._lats[key] = [(lat, fa.n) for lat, fa in zip(lats, fs, strict=True)]
         return self._lats[key]
 
-    def _opt_offsets(self, h: float, fs: list[_Factor]) -> None:
-        """The other side's offsets of a long list's single factors without atoms (the bulk
-        search of :meth:`_off`), for each batch key of four laws or more in one stacked
-        search (:func:`~gdp.engine.planning._offsets_at_once`: the same values), remembered
-        as :meth:`_off` remembers them. 250 subsampled Gaussians among 1,000 mechanisms:
-        their searches took 0.08 to 0.64 s a step one by one, 0.014 to 0.056 s so."""
-        if self._looks_for_bulk(1):
-            return
-        groups: dict[Any, list[Law]] = {}
+    def _stacked_offsets(self, h: float, fs: list[_Factor], side: str) -> None:
+        """The offsets that :meth:`_off` finds by :func:`~gdp.engine.planning._offset`'s
+        bulk search at step ``h``, for the factors without atoms of each batch key of four
+        laws or more in one stacked search (:func:`~gdp.engine.planning._offsets_at_once`:
+        the same values), remembered as :meth:`_off` remembers them: on the sound side the
+        factors whose bulk is looked for (:meth:`_looks_for_bulk`: the phases of a run), on
+        the other the single factors of a long list. 250 subsampled Gaussians among 1,000
+        mechanisms: their searches took 0.08 to 0.64 s a step one by one, 0.014 to 0.056 s
+        so."""
+        groups: dict[Any, list[tuple[Law, int]]] = {}
         for fa in fs:
-            law = fa.opt
-            if fa.n != 1 or ("o", "opt", id(law), h, 1) in self._memo or \
+            law, n = (fa.pess, fa.n) if side == "pess" else (fa.opt, 1)
+            searched = self._looks_for_bulk(n) if side == "pess" else \
+                fa.n == 1 and not self._looks_for_bulk(1)
+            if not searched or ("o", side, id(law), h, n) in self._memo or \
                     law.atoms()[0].size:
                 continue
             bk = law._batch_key()
             if bk is not None:
-                groups.setdefault(bk, []).append(law)
-        for laws in groups.values():
-            if len(laws) >= 4:
-                for law, off in zip(laws, _offsets_at_once(laws, h), strict=True):
-                    self._memo[("o", "opt", id(law), h, 1)] = off
+                groups.setdefault(bk, []).append((law, n))
+        for items in groups.values():
+            if len(items) >= 4:
+                offs = _offsets_at_once([law for law, _ in items], h)
+                for (law, n), off in zip(items, offs, strict=True):
+                    self._memo[("o", side, id(law), h, n)] = off
 
     def _opt_window(self, h: float, order: int, fa: _Factor, win: tuple[int, int]
                     ) -> tuple[int, int]:

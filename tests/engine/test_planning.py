@@ -122,3 +122,30 @@ def test_long_list_takes_the_stacked_offsets(monkeypatch):
         assert eng._memo[k] == _offset(law, k[3], True)
     assert 0.0 < lo <= hi
     assert calls and all(n == 40 for n in calls)
+
+
+def test_run_in_phases_takes_the_stacked_offsets_on_the_sound_side(monkeypatch):
+    """The phases reference's "rare" run (17 rarely sampled phases, each a power whose bulk
+    is looked for): the sound side's windows at a common step take the phases' offsets from
+    one stacked search, remembered where each phase's own search would have put them."""
+    from gdp.engine import numeric
+
+    calls = []
+    stacked = numeric._offsets_at_once
+
+    def spy(laws, h):
+        calls.append(len(laws))
+        return stacked(laws, h)
+
+    monkeypatch.setattr(numeric, "_offsets_at_once", spy)
+    ref = json.loads((Path(__file__).parent / "data" / "phases_reference.json").read_text())
+    run = ref["rare"]
+    h = gdp.dpsgd(phases=[dict(sigma=s, p=p, steps=t) for s, p, t in run["phases"]])
+    assert float(h.epsilon(run["delta"])) > 0.0
+    eng = h.sound.engine
+    assert calls and all(n == 17 for n in calls)
+    found = [k for k in eng._memo if k[0] == "o" and k[1] == "pess"]
+    assert len(found) >= 17
+    for k in found:
+        fa = next(fa for o in (1, -1) for fa in eng.factors(o) if id(fa.pess) == k[2])
+        assert eng._memo[k] == _offset(fa.pess, k[3], True)
