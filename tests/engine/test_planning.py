@@ -94,13 +94,12 @@ def test_stacked_bulk_search_gives_each_laws_own_offset(h):
         assert any(v != 0.0 for v in own) or h < 2e-3
 
 
-def test_long_list_takes_the_stacked_offsets(monkeypatch):
-    """A list of 40 subsampled Gaussians (over 16 groups): the other side's lattices take
-    their single factors' offsets from the stacked search (all 40 of an order at once),
-    remembered where each factor's own search would have put them."""
+def _spy_stacked_searches(monkeypatch) -> list[int]:
+    """The number of laws of each stacked bulk search the engine makes (``_offsets_at_once``,
+    called through ``gdp.engine.numeric``)."""
     from gdp.engine import numeric
 
-    calls = []
+    calls: list[int] = []
     stacked = numeric._offsets_at_once
 
     def spy(laws, h):
@@ -108,6 +107,25 @@ def test_long_list_takes_the_stacked_offsets(monkeypatch):
         return stacked(laws, h)
 
     monkeypatch.setattr(numeric, "_offsets_at_once", spy)
+    return calls
+
+
+def _assert_remembered_offsets_are_own(eng, side: str, least: int) -> None:
+    """At least ``least`` offsets of ``side`` remembered by the engine, each the one the
+    law's own search gives (``_offset``), bit for bit."""
+    found = [k for k in eng._memo if k[0] == "o" and k[1] == side]
+    assert len(found) >= least
+    for k in found:
+        law = next(getattr(fa, side) for o in (1, -1) for fa in eng.factors(o)
+                   if id(getattr(fa, side)) == k[2])
+        assert eng._memo[k] == _offset(law, k[3], True)
+
+
+def test_long_list_takes_the_stacked_offsets(monkeypatch):
+    """A list of 40 subsampled Gaussians (over 16 groups): the other side's lattices take
+    their single factors' offsets from the stacked search (all 40 of an order at once),
+    remembered where each factor's own search would have put them."""
+    calls = _spy_stacked_searches(monkeypatch)
     rng = np.random.default_rng(44)
     fs = [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p)
           for s, p in zip(rng.uniform(0.6, 2.0, 40),
@@ -115,11 +133,7 @@ def test_long_list_takes_the_stacked_offsets(monkeypatch):
     h = gdp.compose_two_orders(*fs)
     lo, hi = (float(v) for v in h.epsilon_bounds(1e-8))
     eng = h.sound.engine
-    found = [k for k in eng._memo if k[0] == "o" and k[1] == "opt"]
-    assert len(found) >= 40
-    for k in found:
-        law = next(fa.opt for o in (1, -1) for fa in eng.factors(o) if id(fa.opt) == k[2])
-        assert eng._memo[k] == _offset(law, k[3], True)
+    _assert_remembered_offsets_are_own(eng, "opt", 40)
     assert 0.0 < lo <= hi
     assert calls and all(n == 40 for n in calls)
 
@@ -128,24 +142,11 @@ def test_run_in_phases_takes_the_stacked_offsets_on_the_sound_side(monkeypatch):
     """The phases reference's "rare" run (17 rarely sampled phases, each a power whose bulk
     is looked for): the sound side's windows at a common step take the phases' offsets from
     one stacked search, remembered where each phase's own search would have put them."""
-    from gdp.engine import numeric
-
-    calls = []
-    stacked = numeric._offsets_at_once
-
-    def spy(laws, h):
-        calls.append(len(laws))
-        return stacked(laws, h)
-
-    monkeypatch.setattr(numeric, "_offsets_at_once", spy)
+    calls = _spy_stacked_searches(monkeypatch)
     ref = json.loads((Path(__file__).parent / "data" / "phases_reference.json").read_text())
     run = ref["rare"]
     h = gdp.dpsgd(phases=[dict(sigma=s, p=p, steps=t) for s, p, t in run["phases"]])
     assert float(h.epsilon(run["delta"])) > 0.0
     eng = h.sound.engine
     assert calls and all(n == 17 for n in calls)
-    found = [k for k in eng._memo if k[0] == "o" and k[1] == "pess"]
-    assert len(found) >= 17
-    for k in found:
-        fa = next(fa for o in (1, -1) for fa in eng.factors(o) if id(fa.pess) == k[2])
-        assert eng._memo[k] == _offset(fa.pess, k[3], True)
+    _assert_remembered_offsets_are_own(eng, "pess", 17)

@@ -98,15 +98,21 @@ def _rr_delta(eps: np.ndarray, x: float, flips: int = 3) -> mp.mpf:
     return tot
 
 
+def _rr_list(seed: int = 1) -> np.ndarray:
+    """The ε of 17 to 20 randomized responses, all within a factor 5 of a log-uniform
+    a in [0.005, 1] (the seeded survey's lists)."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(17, 21))
+    a = float(np.exp(rng.uniform(np.log(0.005), np.log(1.0))))
+    return rng.uniform(0.2 * a, a, k)
+
+
 @pytest.mark.parametrize("delta", [1e-10, 1e-14])
 def test_a_long_list_of_randomized_responses_near_the_top_is_sound(delta):
     # (eighteen randomized responses of ε in [0.15, 0.77]: tilts of 1e6 and more; the sound
     # ε read 7.5755275 at δ = 1e-10, where the true δ is 3.65e-9, before the tail sums kept
     # the top beside the round-off below, frames._log_tail_sums)
-    rng = np.random.default_rng(1)
-    k = int(rng.integers(17, 21))
-    a = float(np.exp(rng.uniform(np.log(0.005), np.log(1.0))))
-    eps = rng.uniform(0.2 * a, a, k)
+    eps = _rr_list()
     h = gdp.compose_two_orders(*[gdp.f_eps_delta(float(e)) for e in eps])
     e = float(h.epsilon(delta))
     assert _rr_delta(eps, e) <= delta
@@ -137,10 +143,7 @@ def test_a_long_list_of_laplace_mechanisms_near_the_top_keeps_its_lower_end():
 def test_the_lower_delta_near_the_top_stays_below_the_truth():
     # (the top atom bounds δ from below on the other side too, _Engine._top_atom_delta:
     # Q(1 - e^(ε - L)), rounded down; it must never exceed the true δ)
-    rng = np.random.default_rng(1)
-    k = int(rng.integers(17, 21))
-    a = float(np.exp(rng.uniform(np.log(0.005), np.log(1.0))))
-    eps = rng.uniform(0.2 * a, a, k)
+    eps = _rr_list()
     h = gdp.compose_two_orders(*[gdp.f_eps_delta(float(e)) for e in eps])
     top = float(np.sum(eps))
     for gap in (1e-3, 1e-5, 1e-9, 1e-12):
