@@ -689,23 +689,28 @@ def _tilt_part(lats: list[_Lat], beta: float, h: float) -> list[_Tilted]:
     return out
 
 
-def _conv_chunk(items: list[_Tilted]) -> tuple[_Tilted, float]:
+def _conv_chunk(items: list[_Tilted], pr: _Precision = _DOUBLE
+                ) -> tuple[_Tilted, float, float]:
     r"""Linear convolution of several tilted factors in one batched transform (length at
-    least the combined support, so nothing wraps) and the :math:`\ell_1` bound of its
-    error: with each transform off by at most :math:`\gamma` per coefficient (mass 1), the
-    product is off by at most :math:`\prod_j(|Z_j| + \gamma) - \prod_j |Z_j|` (both
-    products formed by multiplication, their rounding charged); the inverse transform
-    adds at most :math:`\min(\gamma\sum|Y|, \gamma\sqrt L\|c\|_2)`."""
+    least the combined support, so nothing wraps), the transforms in the precision ``pr``;
+    returns it, the log of one plus its entrywise relative round-off and the :math:`\ell_1`
+    bound of its error: with each transform off by at most :math:`\gamma` per coefficient
+    (mass 1, γ in the unit of ``pr``), the product is off by at most
+    :math:`\prod_j(|Z_j| + \gamma) - \prod_j |Z_j|` (both products formed by
+    multiplication, their rounding charged); the inverse transform adds at most
+    :math:`\min(\gamma\sum|Y|, \gamma\sqrt L\|c\|_2)`. In extended precision the result
+    is rounded to double entry by entry (a relative u/2, charged as u; an underflow below
+    the smallest normal double charged in l1)."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     tot = sum(it.w.size for it in items) - len(items) + 1
     L = sfft.next_fast_len(tot, real=True)
-    X = np.zeros((len(items), L))
+    X = np.zeros((len(items), L), dtype=pr.real)
     for r, it in enumerate(items):
         X[r, :it.w.size] = it.w
     Z = sfft.rfft(X, axis=1)
     Y = np.multiply.reduce(Z, axis=0)
-    g = _gamma(L)
+    g = _gamma(L, pr.u)
     a = np.sqrt(Z.real * Z.real + Z.imag * Z.imag)
     k = len(items)
     with np.errstate(under="ignore"):
@@ -714,11 +719,16 @@ def _conv_chunk(items: list[_Tilted]) -> tuple[_Tilted, float]:
     aY = np.abs(Y)
     # (the two products, by multiplication: each off by at most 2k half-ulps relative,
     # charged on the larger, and by an underflow below 1e-300)
-    err = 2.0 * float(_sum(up - mag + up * (2 * k + 2) * EPS + aY * (k + 4) * EPS + 1e-300))
+    err = 2.0 * float(_sum(up - mag + up * (2 * k + 2) * pr.u + aY * (k + 4) * pr.u + 1e-300))
     c = sfft.irfft(Y, L)[:tot]
     err += min(2.0 * g * float(_sum(aY)), math.sqrt(L) * g * float(np.sqrt(_sum(c * c))))
+    conv = 0.0
+    if pr is not _DOUBLE:
+        c = c.astype(np.float64)
+        conv = math.log1p(EPS)
+        err += tot * 2.3e-308
     return _Tilted(sum(it.k0 for it in items), np.maximum(c, 0.0),
-                   math.fsum(it.K for it in items), 0.0, 0.0), err
+                   math.fsum(it.K for it in items), 0.0, 0.0), conv, err
 
 
 # a chunk of at least this many factors and points is convolved in a tree of pairs
@@ -730,18 +740,19 @@ _TREE_ROWS = 16
 _TREE_POINTS = 1 << 14
 
 
-def _tree_conv(items: list[_Tilted]) -> tuple[_Tilted, float, float]:
-    """Linear convolution of several tilted factors by pairs (:func:`_lin_conv`), the two
-    smallest first (ties by their order: deterministic); returns it, the log of one plus
-    its entrywise relative round-off and its l1 round-off, accumulated as
-    :func:`_merge_singles` does for its pairs."""
+def _tree_conv(items: list[_Tilted], pr: _Precision = _DOUBLE
+               ) -> tuple[_Tilted, float, float]:
+    """Linear convolution of several tilted factors by pairs (:func:`_lin_conv`, its
+    transforms in the precision ``pr``), the two smallest first (ties by their order:
+    deterministic); returns it, the log of one plus its entrywise relative round-off and
+    its l1 round-off, accumulated as :func:`_merge_singles` does for its pairs."""
     heap = [(it.w.size, i, it) for i, it in enumerate(items)]
     heapq.heapify(heap)
     conv, l1, count = 0.0, 0.0, len(items)
     while len(heap) > 1:
         a = heapq.heappop(heap)[2]
         b = heapq.heappop(heap)[2]
-        ab, r, e = _lin_conv(a, b)
+        ab, r, e = _lin_conv(a, b, pr)
         conv += math.log1p(r)
         l1 += e
         heapq.heappush(heap, (ab.w.size, count, ab))
@@ -749,18 +760,20 @@ def _tree_conv(items: list[_Tilted]) -> tuple[_Tilted, float, float]:
     return heap[0][2], conv, l1
 
 
-def _merge_singles(items: list[_Tilted], N: int) -> tuple[list[_Tilted], float, float]:
+def _merge_singles(items: list[_Tilted], N: int, pr: _Precision = _DOUBLE
+                   ) -> tuple[list[_Tilted], float, float]:
     """Convolve many single factors into few: small ones directly in pairs (entrywise
     relative round-off), otherwise in chunks whose combined support stays within N, each
     in one batched transform (l1 round-off) or, where it holds many factors of a large
-    support, in a tree of pairs (:func:`_tree_conv`). Returns the items left for the
-    Fourier domain, log(1 + relative) and l1 round-off."""
+    support, in a tree of pairs (:func:`_tree_conv`), the transforms in the precision
+    ``pr``. Returns the items left for the Fourier domain, log(1 + relative) and l1
+    round-off (all of it the transforms')."""
     conv = 0.0
     l1 = 0.0
     while len(items) > 1:
         items = sorted(items, key=lambda it: it.w.size)
         if items[0].w.size * items[1].w.size <= 4096 and len(items) <= 64:
-            ab, r, e = _lin_conv(items[0], items[1])
+            ab, r, e = _lin_conv(items[0], items[1], pr)
             conv += math.log1p(r)
             l1 += e
             items = [ab] + items[2:]
@@ -780,21 +793,25 @@ def _merge_singles(items: list[_Tilted], N: int) -> tuple[list[_Tilted], float, 
             if len(ch) == 1:
                 out.append(ch[0])
             elif len(ch) >= _TREE_ROWS and sum(it.w.size for it in ch) >= _TREE_POINTS:
-                it, c, e = _tree_conv(ch)
+                it, c, e = _tree_conv(ch, pr)
                 conv += c
                 l1 += e
                 out.append(it)
             else:
-                it, e = _conv_chunk(ch)
+                it, c, e = _conv_chunk(ch, pr)
+                conv += c
                 l1 += e
                 out.append(it)
         items = out
     return items, conv, l1
 
 
-def _lin_conv(a: _Tilted, b: _Tilted) -> tuple[_Tilted, float, float]:
-    """Linear convolution of two tilted factors; returns it, its entrywise relative
-    round-off and its l1 round-off."""
+def _lin_conv(a: _Tilted, b: _Tilted, pr: _Precision = _DOUBLE
+              ) -> tuple[_Tilted, float, float]:
+    """Linear convolution of two tilted factors, directly (in double) or by transforms in
+    the precision ``pr`` (in extended precision the result rounded to double entry by
+    entry, a relative u/2 charged as u, an underflow in l1); returns it, its entrywise
+    relative round-off and its l1 round-off."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     la, lb = a.w.size, b.w.size
@@ -802,17 +819,22 @@ def _lin_conv(a: _Tilted, b: _Tilted) -> tuple[_Tilted, float, float]:
         w = np.convolve(a.w, b.w)
         return _Tilted(a.k0 + b.k0, w, a.K + b.K, 0.0, 0.0), (min(la, lb) + 2) * EPS, 0.0
     L = sfft.next_fast_len(la + lb - 1, real=True)
-    A = sfft.rfft(a.w, L)
-    B = sfft.rfft(b.w, L)
+    A = sfft.rfft(a.w.astype(pr.real, copy=False), L)
+    B = sfft.rfft(b.w.astype(pr.real, copy=False), L)
     Y = A * B
     w = sfft.irfft(Y, L)[: la + lb - 1]
-    g = _gamma(L)
+    g = _gamma(L, pr.u)
     err = 2.0 * (g * float(_sum(np.abs(A))) + g * float(_sum(np.abs(B))) +
                  2.0 * g * float(_sum(np.abs(Y))))
     err = min(err, 2.0 * g * math.sqrt(L) * (float(np.sqrt(_sum(a.w * a.w)))
                                              + float(np.sqrt(_sum(b.w * b.w))))
               + math.sqrt(L) * g * float(np.sqrt(_sum(w * w))))
-    return _Tilted(a.k0 + b.k0, np.maximum(w, 0.0), a.K + b.K, 0.0, 0.0), 0.0, float(err)
+    rel = 0.0
+    if pr is not _DOUBLE:
+        w = w.astype(np.float64)
+        rel = EPS
+        err += w.size * 2.3e-308
+    return _Tilted(a.k0 + b.k0, np.maximum(w, 0.0), a.K + b.K, 0.0, 0.0), rel, float(err)
 
 
 def _spectrum(x: np.ndarray, g: float, pr: _Precision = _DOUBLE,
@@ -1457,11 +1479,13 @@ def _tail_sums_may_do(w: np.ndarray, center: int, n: int, g: float, share: float
 def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
              pr: _Precision = _DOUBLE) -> _Composed:
     """Compose tilted factors (each raised to its power) on the window [KA, KA + N), the
-    transforms in the precision ``pr`` (the direct convolutions of single factors stay in
-    double; an extended result is rounded to double entry by entry, a relative u/2, with
-    an underflow below the smallest normal double charged in l1); where ``pr`` is the
-    extended one and the powers by tail sums do about as well (:func:`_by_tail_sums`), in
-    double by tail sums."""
+    transforms in the precision ``pr``, those that merge single factors too
+    (:func:`_merge_singles`; the direct convolutions stay in double; an extended result is
+    rounded to double entry by entry, a relative u/2, with an underflow below the smallest
+    normal double charged in l1); where ``pr`` is the extended one and the powers by tail
+    sums do about as well (:func:`_by_tail_sums`), in double by tail sums. The l1 round-off
+    of all the transforms is reported apart (:attr:`_Composed.roundoff`): where it sets
+    an answer, a frame in extended precision can lower it."""
     from scipy import fft as sfft  # loaded on first use (import time)
 
     K = math.fsum(n * it.K for it, n in items)
@@ -1483,10 +1507,10 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
     ro_items = l1_part(lambda it: it.rho_fft)  # (the part due to round-off: composed blocks)
     conv = 0.0  # log(1 + relative round-off) of the direct convolutions
     l1 = 0.0    # l1 round-off of the transforms
-    l1_fft = 0.0  # ... of those of the composition (not of the merged singles)
+    l1_fft = 0.0  # ... of those of the composition (the merged singles' apart)
     singles = [it for it, n in items if n == 1]
     powers = [(it, n) for it, n in items if n > 1]
-    done, c_, e_ = _merge_singles(singles, N)
+    done, c_, e_ = _merge_singles(singles, N, pr)
     conv += c_
     l1_pre = e_  # l1 round-off of the merged singles (mass 1)
     fitems = [(it, 1) for it in done] + powers
@@ -1613,4 +1637,4 @@ def _compose(items: list[tuple[_Tilted, int]], KA: int, N: int,
     rel_up = math.expm1(up + conv)
     rel_lo = -math.expm1(lo - conv)
     return _Composed(c, K, rel_up, rel_lo, tau + l1 * (1.0 + rel_up), -log_a,
-                     ro_items + l1_fft * (1.0 + rel_up))
+                     ro_items + (l1_fft + l1_pre) * (1.0 + rel_up))
