@@ -79,6 +79,7 @@ from .planning import (
     _LOG_ETA_WIDE,
     _STEPS_PER_OCTAVE,
     _TILTS_PER_OCTAVE,
+    _charges_at_once,
     _Factor,
     _factors,
     _gauss_eps,
@@ -417,19 +418,43 @@ class _Engine:
         key = ("depths", order, beta, self._budget)
         if key not in self._memo:
             share = self._budget / n
+            fas = self.factors(order)
+            tols = [self._upper_tol(order, beta) * self._share(i) for i in range(n)]
+            floors = [self.tol * self._share(i) for i in range(n)]
+            first = self._first_charges(fas, tols, floors)
             out = []
-            for i, fa in enumerate(self.factors(order)):
-                tol, floor, d = self._upper_tol(order, beta) * self._share(i), \
-                    self.tol * self._share(i), 0
+            for i, fa in enumerate(fas):
+                tol, floor, d = tols[i], floors[i], 0
                 while d < _DEEPER_MAX and tol > floor:
-                    qh = self._window_quantiles(fa.pess, tol)[1]
-                    if _composed_q_inf([(_charged_beyond(fa.pess, qh) - fa.pess.q_inf,
-                                         fa.n)]) <= share:
+                    c = first[i] if d == 0 and i in first else \
+                        _charged_beyond(fa.pess, self._window_quantiles(fa.pess, tol)[1])
+                    if _composed_q_inf([(c - fa.pess.q_inf, fa.n)]) <= share:
                         break
                     tol, d = max(1e-4 * tol, floor), d + 1
                 out.append(d)
             self._memo[key] = tuple(out)
         return self._memo[key]
+
+    def _first_charges(self, fas: list[_Factor], tols: list[float], floors: list[float]
+                       ) -> dict[int, float]:
+        """The charge of :meth:`_depths`' first look, factor ``i``'s beyond its window's
+        upper quantile at ``tols[i]``, for the factors of each batch key of four or more
+        that take that look (``tols[i] > floors[i]``), in one stacked call
+        (:func:`~gdp.engine.planning._charges_at_once`: the same values; 1,000 mechanisms
+        at δ = 1e-12, 750 of them in three keys: 0.72 s one by one, 0.1 s so)."""
+        groups: dict[Any, list[int]] = {}
+        for i, fa in enumerate(fas):
+            if tols[i] > floors[i]:
+                bk = fa.pess._batch_key()
+                if bk is not None:
+                    groups.setdefault(bk, []).append(i)
+        out: dict[int, float] = {}
+        for idx in groups.values():
+            if len(idx) >= 4:
+                ts = [self._window_quantiles(fas[i].pess, tols[i])[1] for i in idx]
+                out.update(zip(idx, _charges_at_once([fas[i].pess for i in idx], ts),
+                               strict=True))
+        return out
 
     def _takes_budget(self) -> bool:
         """Whether this engine's questions set a :attr:`_budget`: not in a tight engine

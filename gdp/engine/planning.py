@@ -16,7 +16,7 @@ import numpy as np
 
 from .._numerics import bisect_bracket
 from ..core.tradeoff import Bracketed, TradeOff
-from .lattice import _disc_opt, _sampled_laws
+from .lattice import _disc_opt, _sampled_laws, _tail_charge
 from .laws import GenericLaw, Law, law_of
 
 __all__: list[str] = []
@@ -152,6 +152,15 @@ def _stacked_cells(laws: list[Law], edges: list[np.ndarray], refs: list[float] |
             vals = law.excess(E, np.repeat(np.asarray(refs, dtype=float), ne)[:-1])
     return [tuple(v[a:a + k - 1] for v in vals)
             for a, k in zip(starts.tolist(), ne.tolist(), strict=True)]
+
+
+def _charges_at_once(laws: list[Law], ts: list[float]) -> list[float]:
+    r"""``[_charged_beyond(law, t) for law, t in zip(laws, ts)]``, bit for bit, for laws of
+    one batch key: each law's cell :math:`(t, \infty]` with the reference t, all in one
+    stacked call (:func:`_stacked_cells`)."""
+    cells = _stacked_cells(laws, [np.array([t, np.inf]) for t in ts], list(ts))
+    return [float(_tail_charge(law, X[0], EX[0], EQ[0]))
+            for law, (_, _, _, EQ, X, EX) in zip(laws, cells, strict=True)]
 
 
 def _offsets_at_once(laws: list[Law], h: float) -> list[float]:

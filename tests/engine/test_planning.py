@@ -13,8 +13,10 @@ from scipy.optimize import minimize_scalar
 
 import gdp
 from gdp.engine.frames import _c
+from gdp.engine.lattice import _charged_beyond
+from gdp.engine.laws import law_of
 from gdp.engine.numeric import Accuracy, _Engine
-from gdp.engine.planning import _gauss_eps, _offset, _offsets_at_once
+from gdp.engine.planning import _charges_at_once, _gauss_eps, _offset, _offsets_at_once
 
 
 @pytest.mark.parametrize("mu", [0.3, 1.0, 3.0])
@@ -92,6 +94,57 @@ def test_stacked_bulk_search_gives_each_laws_own_offset(h):
         own = [_offset(law, h, True) for law in laws]
         assert _offsets_at_once(laws, h) == own
         assert any(v != 0.0 for v in own) or h < 2e-3
+
+
+def test_stacked_tail_charges_are_each_laws_own():
+    """The Q-mass charged to +inf beyond a last lattice point t (``_charged_beyond``: the
+    cell (t, inf] with its excess over t and their error bounds) found for many laws of one
+    batch key at once (``_charges_at_once``) is each law's own, bit for bit: Gaussians,
+    Laplace laws and randomized responses (atoms at their supports' ends) and subsampled
+    Gaussians (p from 1e-6 to 1), at points below, at and beyond their upper quantiles at
+    1e-12."""
+    rng = np.random.default_rng(45)
+    xs = rng.uniform(0.01, 0.05, 12)
+    sub = zip(rng.uniform(0.6, 3.0, 12), np.exp(rng.uniform(math.log(1e-6), 0.0, 12)),
+              strict=True)
+    lists = [[gdp.G_mu(x) for x in xs], [gdp.laplace(x) for x in xs],
+             [gdp.f_eps_delta(x) for x in xs],
+             [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p) for s, p in sub]]
+    for fs in lists:
+        laws = [law_of(f) for f in fs]
+        assert len({law._batch_key() for law in laws}) == 1
+        for scale in (0.0, 0.5, 1.0, 1.3):
+            ts = [scale * float(law.quantiles(1e-12)[1]) for law in laws]
+            own = [_charged_beyond(law, t) for law, t in zip(laws, ts, strict=True)]
+            assert _charges_at_once(laws, ts) == own
+            assert all(c >= 0.0 for c in own)
+
+
+def test_long_list_budget_looks_at_the_charges_at_once(monkeypatch):
+    """30 distinct subsampled Gaussians (a list of over 16 groups) at δ = 1e-15: the ε
+    question's truncation budget, below the 1e-12 a tilted frame truncates in all, looks at
+    the charges of the 29 subsampled ones (at p = 1 the factor is the Gaussian itself) in
+    one stacked call and sends some factors deeper; at δ = 1e-6 the question takes no
+    budget and no look."""
+    from gdp.engine import numeric
+
+    calls: list[int] = []
+    stacked = numeric._charges_at_once
+
+    def spy(laws, ts):
+        calls.append(len(laws))
+        return stacked(laws, ts)
+
+    monkeypatch.setattr(numeric, "_charges_at_once", spy)
+    fs = [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p)
+          for s, p in zip(np.linspace(0.4, 10, 30), np.geomspace(1e-6, 1.0, 30), strict=True)]
+    h = gdp.compose_two_orders(*fs)
+    assert float(h.epsilon(1e-6)) > 0.0 and not calls
+    assert float(h.epsilon(1e-15)) > 0.0
+    assert calls and all(n == 29 for n in calls)
+    engines = [e for e in (h.sound.engine, h.sound.engine._twin) if e is not None]
+    assert any(k[0] == "depths" and any(k_ for k_ in v) for e in engines
+               for k, v in e._memo.items() if isinstance(k, tuple) and k)
 
 
 def _spy_stacked_searches(monkeypatch) -> list[int]:
