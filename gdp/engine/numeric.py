@@ -421,12 +421,15 @@ class _Engine:
             fas = self.factors(order)
             tols = [self._upper_tol(order, beta) * self._share(i) for i in range(n)]
             floors = [self.tol * self._share(i) for i in range(n)]
-            first = self._first_charges(fas, tols, floors)
+            look = [i for i in range(n) if tols[i] > floors[i]]
+            first = dict(zip(look, self._charges(
+                [fas[i].pess for i in look],
+                [self._window_quantiles(fas[i].pess, tols[i])[1] for i in look]), strict=True))
             out = []
             for i, fa in enumerate(fas):
                 tol, floor, d = tols[i], floors[i], 0
                 while d < _DEEPER_MAX and tol > floor:
-                    c = first[i] if d == 0 and i in first else \
+                    c = first[i] if d == 0 else \
                         _charged_beyond(fa.pess, self._window_quantiles(fa.pess, tol)[1])
                     if _composed_q_inf([(c - fa.pess.q_inf, fa.n)]) <= share:
                         break
@@ -435,26 +438,25 @@ class _Engine:
             self._memo[key] = tuple(out)
         return self._memo[key]
 
-    def _first_charges(self, fas: list[_Factor], tols: list[float], floors: list[float]
-                       ) -> dict[int, float]:
-        """The charge of :meth:`_depths`' first look, factor ``i``'s beyond its window's
-        upper quantile at ``tols[i]``, for the factors of each batch key of four or more
-        that take that look (``tols[i] > floors[i]``), in one stacked call
+    @staticmethod
+    def _charges(laws: list[Law], ts: list[float]) -> list[float]:
+        """``[_charged_beyond(law, t) for law, t in zip(laws, ts)]``: for the laws of each
+        batch key of four or more in one stacked call
         (:func:`~gdp.engine.planning._charges_at_once`: the same values; 1,000 mechanisms
         at δ = 1e-12, 750 of them in three keys: 0.72 s one by one, 0.1 s so)."""
+        out: list[float | None] = [None] * len(laws)
         groups: dict[Any, list[int]] = {}
-        for i, fa in enumerate(fas):
-            if tols[i] > floors[i]:
-                bk = fa.pess._batch_key()
-                if bk is not None:
-                    groups.setdefault(bk, []).append(i)
-        out: dict[int, float] = {}
+        for i, law in enumerate(laws):
+            bk = law._batch_key()
+            if bk is not None:
+                groups.setdefault(bk, []).append(i)
         for idx in groups.values():
             if len(idx) >= 4:
-                ts = [self._window_quantiles(fas[i].pess, tols[i])[1] for i in idx]
-                out.update(zip(idx, _charges_at_once([fas[i].pess for i in idx], ts),
-                               strict=True))
-        return out
+                for i, c in zip(idx, _charges_at_once([laws[i] for i in idx],
+                                                      [ts[i] for i in idx]), strict=True):
+                    out[i] = c
+        return [_charged_beyond(law, t) if c is None else c
+                for law, t, c in zip(laws, ts, out, strict=True)]
 
     def _takes_budget(self) -> bool:
         """Whether this engine's questions set a :attr:`_budget`: not in a tight engine
@@ -471,13 +473,16 @@ class _Engine:
         planned tilt, ε the planning law's estimate): a charge c moves the sound δ by at
         most c, so ε by about :math:`c / (\delta\lambda)` where δ falls as
         :math:`e^{-\lambda\varepsilon}`, a tenth of ``rtol`` of ε (the rule of
-        :meth:`_small_truncation`, at ``rtol``); +inf for δ questions and elsewhere, and in
-        lists of over ``_FEW_GROUPS`` groups where it is at least ``_TRUNCATED_MOST``, the
-        most a tilted frame truncates in all (no factor would go deeper). In such a list
-        the whole truncation was a floor of δ: 30 distinct subsampled Gaussians (σ from 0.4
-        to 10, p from 1e-6 to 1) charged 7.9e-16 to +inf at δ = 1e-15, whose ε came out
-        4.467 against a lower end of 3.838, at every ``rtol`` (now 3.847, the truth within
-        0.26%). Remembered."""
+        :meth:`_small_truncation`, at ``rtol``); +inf for δ questions and elsewhere. In
+        lists of over ``_FEW_GROUPS`` groups, only where it is below ``_TRUNCATED_MOST``
+        (the most a tilted frame's windows truncate in all) and below what the windows of
+        the plan made without it truncate (:meth:`_truncated`): there the truncation was a
+        floor of δ (30 distinct subsampled Gaussians, σ from 0.4 to 10, p from 1e-6 to 1,
+        charged 7.9e-16 to +inf at δ = 1e-15, whose ε came out 4.467 against a lower end of
+        3.838 at every ``rtol``; now 3.847, the truth within 0.26%); elsewhere deeper
+        windows, wider, only moved the refinement (18 rarely sampled phases at δ = 1e-15,
+        their windows' charge 8.2e-20 against a budget of 1e-19: 0.12% looser).
+        Remembered."""
         long = len(self.groups) > _FEW_GROUPS
         if self.tight or not (long or self._takes_budget()) or kind != "eps" or \
                 not 0.0 < x < 1.0:
@@ -488,7 +493,13 @@ class _Engine:
             out = math.inf
             if t is not None and math.isfinite(t[4]):
                 out = 0.1 * self.acc.rtol * x * min(1.0, t[0] * max(t[4], 0.0))
-            if long and not out < _TRUNCATED_MOST:
+            if long and out < _TRUNCATED_MOST:
+                # (and only where the windows of the plan made without it truncate more)
+                with self._at_budget(math.inf):
+                    p = self.plan(order, "eps", x)
+                if p is None or not self._truncated(order, *p) > out:
+                    out = math.inf
+            elif long:
                 out = math.inf
             self._memo[key] = out
         return self._memo[key]
@@ -2194,8 +2205,11 @@ class _Engine:
             except ValueError:
                 self._memo[key] = math.inf
                 return math.inf
-            parts = [(_charged_beyond(fa.pess, kb * h + self._off(fa.pess, h, fa.n)), fa.n)
-                     for fa, (_, kb) in zip(self.factors(order), wins, strict=True)]
+            fas = self.factors(order)
+            cs = self._charges([fa.pess for fa in fas],
+                               [kb * h + self._off(fa.pess, h, fa.n)
+                                for fa, (_, kb) in zip(fas, wins, strict=True)])
+            parts = [(c, fa.n) for c, fa in zip(cs, fas, strict=True)]
             qi = self._rounded_q_inf("pess", _composed_q_inf(parts))
             # (raised by a part in a million: it decides a route, it bounds nothing)
             self._memo[key] = max(qi - self.law_q_inf(order), 0.0) * (1.0 + 1e-6)
