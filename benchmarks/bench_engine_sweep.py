@@ -52,8 +52,16 @@ bracket's width and extra time, dp-accounting's pessimistic ε at the discretisa
 (its PLDs of both orders, ``self_compose`` per phase, then ``compose``) and its time in a
 child process, and the ratio (both times the medians of ``--runs`` runs).
 
+Part 5, distinct factors at tiny δ: the 30 distinct Poisson-subsampled Gaussians of
+``tests/engine/data/make_heterogeneous_reference.py`` (σ from 0.4 to 10, p from 1e-6 to
+1) at δ = 1e-10, 1e-12, 1e-13 and 1e-15: gdp's sound ε, bracket and times, and
+dp-accounting's PLDs (pessimistic with connect-the-dots, an upper bound; optimistic
+without, a lower bound) at the discretisations 1e-3 and 1e-4, their ε at each δ and the
+time of each (one composition answers every δ), in a child process.
+
 Run ``python benchmarks/bench_engine_sweep.py`` (``--quick``: fewer random configurations,
-K up to 1,000; ``--floor``: part 3 only; ``--phases``: part 4 only). Note the machine's
+K up to 1,000; ``--floor``: part 3 only; ``--phases``: part 4 only; ``--distinct``: part 5
+only). Note the machine's
 load (``uptime``) with the figures.
 """
 
@@ -364,6 +372,49 @@ def phases(n: int, limit: float, runs: int = 3) -> None:
               f"max {max(ratios):.3g}")
 
 
+def _dpa_list(par: list, deltas: list[float], disc: float, pessimistic: bool
+              ) -> list[float]:
+    from dp_accounting.pld import privacy_loss_distribution as pldm
+
+    kw = {"value_discretization_interval": disc, "pessimistic_estimate": pessimistic,
+          "use_connect_dots": pessimistic}
+    out = None
+    for s, p in par:
+        pl = pldm.from_gaussian_mechanism(standard_deviation=s, sampling_prob=p, **kw)
+        out = pl if out is None else out.compose(pl)
+    return [float(out.get_epsilon_for_delta(d)) for d in deltas]
+
+
+def distinct(limit: float, deltas: tuple[float, ...] = (1e-10, 1e-12, 1e-13, 1e-15)) -> None:
+    """Part 5: the 30 distinct subsampled Gaussians of
+    ``tests/engine/data/make_heterogeneous_reference.py`` at tiny δ."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "engine" / "data"))
+    from make_heterogeneous_reference import heterogeneous_list
+
+    par = heterogeneous_list()
+    fs = [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p) for s, p in par]
+    print("-- 30 distinct subsampled Gaussians (sigma 0.4 to 10, p 1e-6 to 1), tiny delta")
+    for d in deltas:
+        t0 = time.perf_counter()
+        h = gdp.compose_two_orders(*fs)
+        e = float(h.epsilon(d))
+        tg = time.perf_counter() - t0
+        lo, hi = (float(v) for v in h.epsilon_bounds(d))
+        tb = time.perf_counter() - t0 - tg
+        print(f"delta {d:.0e}: gdp eps {e:.6g}, bracket [{lo:.6g}, {hi:.6g}] "
+              f"({(hi - lo) / hi:.3%} wide), sound {tg:.3f} s, bracket +{tb:.3f} s", flush=True)
+    for disc in (1e-3, 1e-4):
+        for pess in (True, False):
+            v, t = _timed(_dpa_list, (par, list(deltas), disc, pess), limit)
+            name = "pessimistic (upper)" if pess else "optimistic (lower)"
+            vals = ", ".join(f"{x:.6g}" for x in v) if t else str(v)
+            took = f" in {t:.3f} s" if t else ""
+            print(f"dp-accounting {disc:g} {name}: eps [{vals}]{took}", flush=True)
+
+
 def floor(cfg: tuple[float, float, int, float] = (1.0, 0.01, 10_000, 1e-5),
           runs: int = 21) -> None:
     from scipy import fft as sfft
@@ -419,6 +470,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--random", type=int, default=None, help="random configurations")
     ap.add_argument("--floor", action="store_true", help="the FFT floor only")
     ap.add_argument("--phases", action="store_true", help="runs in phases only")
+    ap.add_argument("--distinct", action="store_true",
+                    help="30 distinct factors at tiny delta only")
     args = ap.parse_args(argv)
     if args.floor:
         floor()
@@ -426,6 +479,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.phases:
         print(f"load: {os.getloadavg()}")
         phases(4 if args.quick else 10, args.limit, args.runs)
+        print(f"load: {os.getloadavg()}")
+        return
+    if args.distinct:
+        print(f"load: {os.getloadavg()}")
+        distinct(args.limit)
         print(f"load: {os.getloadavg()}")
         return
     n = args.random if args.random is not None else (8 if args.quick else 24)
@@ -438,6 +496,7 @@ def main(argv: list[str] | None = None) -> None:
     mixed([10, 100, 1000] if args.quick else [10, 100, 1000, 5000])
     floor()
     phases(4 if args.quick else 10, args.limit, args.runs)
+    distinct(args.limit)
     print(f"load: {os.getloadavg()}")
 
 
