@@ -463,8 +463,8 @@ class _Engine:
         (:meth:`_routed` checks its truncation against the δ asked), nor in lists of over
         ``_FEW_GROUPS`` groups (the search of :meth:`_depths` costs one charge per factor
         and question, 0.1 s at 1,000 factors, and their plans, a moment bound over many
-        comparable factors, keep the frame's centre near δ), but for their ε questions
-        whose budget is below ``_TRUNCATED_MOST`` (:meth:`_budget_for`)."""
+        comparable factors, keep the frame's centre near δ; their ε questions take one
+        only where :meth:`_budget_for` finds the truncation can set the answer)."""
         return not self.tight and len(self.groups) <= _FEW_GROUPS
 
     def _budget_for(self, order: int, kind: str, x: float) -> float:
