@@ -376,7 +376,7 @@ def test_the_other_side_of_long_rare_runs_is_not_widened_by_cell_rounding():
     assert hi - lo <= 5e-3 * hi
 
 
-def _random_items(k: int, size: int, seed: int, grow: int = 0) -> list:
+def _random_items(k: int, size: int, seed: int, grow: int = 0) -> tuple[list, np.ndarray]:
     """``k`` tilted factors of random weights (mass 1), the i-th of ``size + grow i``
     points, and their convolution computed directly in long double."""
     from gdp.engine.fourier import _Tilted
