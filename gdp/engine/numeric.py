@@ -198,9 +198,10 @@ _MOMENT_POINTS = 1 << 14
 # this share of the tilted mass, and the planning window at most this share of the tilt's
 _TILT_ROOM = 1e-4
 _TILT_NARROWER = 0.5
-# the most groups of a short list: its twin, bulk searches, truncation budgets and
-# narrowed lower ends pay (in long mixed lists their per-factor work costs more than they
-# gain; their ε questions take a budget only below _TRUNCATED_MOST)
+# the most groups of a short list: its twin, bulk searches and narrowed lower ends pay (in
+# long mixed lists their per-factor work costs more than they gain); a long list's ε
+# questions take a truncation budget only where its windows' truncation can set the answer
+# (_Engine._budget_for)
 _FEW_GROUPS = 16
 # the most Q-mass a tilted frame's factors truncate above their windows in all, charged to
 # +inf (_Engine._upper_tol)
@@ -401,7 +402,9 @@ class _Engine:
         the Q-mass its group's windows charge to +inf, taken at their upper quantiles (a
         window's last lattice point lies at or beyond its quantile, so it charges no
         more), is within the group's equal share of the question's :attr:`_budget`. All
-        0 without a question's budget (:meth:`_takes_budget`). Remembered.
+        0 without a question's budget (:meth:`_budget_for`, :meth:`_delta_budget`; none in a
+        tight engine, whose :meth:`_routed` checks its truncation against the δ asked).
+        Remembered.
 
         The moment bound at a frame's centre, which sets :meth:`_upper_tol`, can lie far
         above the δ the frame is asked about: where the tilt is the saddle-point tilt at a
@@ -458,15 +461,6 @@ class _Engine:
         return [_charged_beyond(law, t) if c is None else c
                 for law, t, c in zip(laws, ts, out, strict=True)]
 
-    def _takes_budget(self) -> bool:
-        """Whether this engine's questions set a :attr:`_budget`: not in a tight engine
-        (:meth:`_routed` checks its truncation against the δ asked), nor in lists of over
-        ``_FEW_GROUPS`` groups (the search of :meth:`_depths` costs one charge per factor
-        and question, 0.1 s at 1,000 factors, and their plans, a moment bound over many
-        comparable factors, keep the frame's centre near δ; their ε questions take one
-        only where :meth:`_budget_for` finds the truncation can set the answer)."""
-        return not self.tight and len(self.groups) <= _FEW_GROUPS
-
     def _budget_for(self, order: int, kind: str, x: float) -> float:
         r""":attr:`_budget` for a question: for ε at δ = ``x`` in an engine that is not
         tight, :math:`0.1\,\mathrm{rtol}\,\delta\min(1, \lambda\varepsilon)` (λ the
@@ -484,8 +478,7 @@ class _Engine:
         their windows' charge 8.2e-20 against a budget of 1e-19: 0.12% looser).
         Remembered."""
         long = len(self.groups) > _FEW_GROUPS
-        if self.tight or not (long or self._takes_budget()) or kind != "eps" or \
-                not 0.0 < x < 1.0:
+        if self.tight or kind != "eps" or not 0.0 < x < 1.0:
             return math.inf
         key = ("budget", order, x)
         if key not in self._memo:
