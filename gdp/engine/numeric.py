@@ -79,6 +79,7 @@ from .planning import (
     _LOG_ETA_WIDE,
     _STEPS_PER_OCTAVE,
     _TILTS_PER_OCTAVE,
+    _batch_groups,
     _charges_at_once,
     _Factor,
     _factors,
@@ -448,16 +449,10 @@ class _Engine:
         (:func:`~gdp.engine.planning._charges_at_once`: the same values; 1,000 mechanisms
         at δ = 1e-12, 750 of them in three keys: 0.72 s one by one, 0.1 s so)."""
         out: list[float | None] = [None] * len(laws)
-        groups: dict[Any, list[int]] = {}
-        for i, law in enumerate(laws):
-            bk = law._batch_key()
-            if bk is not None:
-                groups.setdefault(bk, []).append(i)
-        for idx in groups.values():
-            if len(idx) >= 4:
-                for i, c in zip(idx, _charges_at_once([laws[i] for i in idx],
-                                                      [ts[i] for i in idx]), strict=True):
-                    out[i] = c
+        for idx in _batch_groups(laws):
+            for i, c in zip(idx, _charges_at_once([laws[i] for i in idx],
+                                                  [ts[i] for i in idx]), strict=True):
+                out[i] = c
         return [_charged_beyond(law, t) if c is None else c
                 for law, t, c in zip(laws, ts, out, strict=True)]
 
@@ -486,16 +481,19 @@ class _Engine:
             out = math.inf
             if t is not None and math.isfinite(t[4]):
                 out = 0.1 * self.acc.rtol * x * min(1.0, t[0] * max(t[4], 0.0))
-            if long and out < _TRUNCATED_MOST:
-                # (and only where the windows of the plan made without it truncate more)
-                with self._at_budget(math.inf):
-                    p = self.plan(order, "eps", x)
-                if p is None or not self._truncated(order, *p) > out:
-                    out = math.inf
-            elif long:
+            # (in a long list only where the windows of the plan made without it truncate
+            # more)
+            if long and not (out < _TRUNCATED_MOST and self._plain_truncation(order, x) > out):
                 out = math.inf
             self._memo[key] = out
         return self._memo[key]
+
+    def _plain_truncation(self, order: int, x: float) -> float:
+        """What the windows of the plan of ε at δ = ``x`` made without a budget truncate
+        (:meth:`_truncated`), 0 where that question needs no frame."""
+        with self._at_budget(math.inf):
+            p = self.plan(order, "eps", x)
+        return 0.0 if p is None else self._truncated(order, *p)
 
     def _delta_budget(self, order: int, eps: float) -> float:
         r""":attr:`_budget` for the δ question at ``eps`` in an engine that is not tight,
@@ -1070,22 +1068,19 @@ class _Engine:
         the other the single factors of a long list. 250 subsampled Gaussians among 1,000
         mechanisms: their searches took 0.08 to 0.64 s a step one by one, 0.014 to 0.056 s
         so."""
-        groups: dict[Any, list[tuple[Law, int]]] = {}
+        items: list[tuple[Law, int]] = []
         for fa in fs:
             law, n = (fa.pess, fa.n) if side == "pess" else (fa.opt, 1)
             searched = self._looks_for_bulk(n) if side == "pess" else \
                 fa.n == 1 and not self._looks_for_bulk(1)
-            if not searched or ("o", side, id(law), h, n) in self._memo or \
-                    law.atoms()[0].size:
-                continue
-            bk = law._batch_key()
-            if bk is not None:
-                groups.setdefault(bk, []).append((law, n))
-        for items in groups.values():
-            if len(items) >= 4:
-                offs = _offsets_at_once([law for law, _ in items], h)
-                for (law, n), off in zip(items, offs, strict=True):
-                    self._memo[("o", side, id(law), h, n)] = off
+            if searched and ("o", side, id(law), h, n) not in self._memo and \
+                    not law.atoms()[0].size:
+                items.append((law, n))
+        for idx in _batch_groups([law for law, _ in items]):
+            offs = _offsets_at_once([items[i][0] for i in idx], h)
+            for i, off in zip(idx, offs, strict=True):
+                law, n = items[i]
+                self._memo[("o", side, id(law), h, n)] = off
 
     def _opt_window(self, h: float, order: int, fa: _Factor, win: tuple[int, int]
                     ) -> tuple[int, int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -152,6 +153,22 @@ def _stacked_cells(laws: list[Law], edges: list[np.ndarray], refs: list[float] |
             vals = law.excess(E, np.repeat(np.asarray(refs, dtype=float), ne)[:-1])
     return [tuple(v[a:a + k - 1] for v in vals)
             for a, k in zip(starts.tolist(), ne.tolist(), strict=True)]
+
+
+# the fewest laws of one batch key evaluated in one stacked call (_stacked_cells)
+_STACK_LEAST = 4
+
+
+def _batch_groups(laws: Sequence[Law]) -> list[list[int]]:
+    """The indices of ``laws`` by :meth:`~gdp.engine.laws.Law._batch_key`, in order of first
+    appearance, for the keys of at least ``_STACK_LEAST`` laws (fewer cost more stacked than
+    one by one); laws without a key are in none."""
+    groups: dict[Any, list[int]] = {}
+    for i, law in enumerate(laws):
+        bk = law._batch_key()
+        if bk is not None:
+            groups.setdefault(bk, []).append(i)
+    return [idx for idx in groups.values() if len(idx) >= _STACK_LEAST]
 
 
 def _charges_at_once(laws: list[Law], ts: list[float]) -> list[float]:

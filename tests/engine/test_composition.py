@@ -477,15 +477,18 @@ def test_thirty_distinct_factors_narrow_as_rtol_tightens(heterogeneous):
 def test_thirty_distinct_factors_delta_at_tiny_delta_is_tight(heterogeneous):
     """δ at the ε of δ = 1e-15 (the upper end of gdp's bracket at ``rtol=1e-5``, where the
     true δ is at most 1e-15) for the list above: its sound end within 5% of 1e-15, its lower
-    end below it. The δ question's truncation budget stopped at 16 groups, and the charge
-    set the sound end: 1.8e-15 at ε = 3.8475."""
+    end at most 1e-15; at the lower end of that bracket, where the true δ is at least
+    1e-15, the sound δ at least 1e-15. The δ question's truncation budget stopped at 16
+    groups, and the charge set the sound end: 1.8e-15 at ε = 3.8475."""
     fs, rows = heterogeneous
     ref = rows[2]
     eps = ref["gdp_fine_upper"]
     h = gdp.compose_two_orders(*fs)
     lo, hi = (float(x) for x in h.delta_bounds(eps))
     assert float(h.delta(eps)) == hi
-    assert 0.0 < lo <= hi <= 1.05 * ref["delta"]
+    assert 0.0 < lo <= ref["delta"]
+    assert lo <= hi <= 1.05 * ref["delta"]
+    assert float(h.delta(ref["gdp_fine_lower"])) >= ref["delta"]
 
 
 @pytest.mark.parametrize("name", ["many", "rare", "narrow", "short"])

@@ -126,16 +126,7 @@ def test_long_list_budget_looks_at_the_charges_at_once(monkeypatch):
     the charges of the 29 subsampled ones (at p = 1 the factor is the Gaussian itself) in
     one stacked call and sends some factors deeper; at δ = 1e-6 the question takes no
     budget and no look."""
-    from gdp.engine import numeric
-
-    calls: list[int] = []
-    stacked = numeric._charges_at_once
-
-    def spy(laws, ts):
-        calls.append(len(laws))
-        return stacked(laws, ts)
-
-    monkeypatch.setattr(numeric, "_charges_at_once", spy)
+    calls = _spy_stacked(monkeypatch, "_charges_at_once")
     fs = [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p)
           for s, p in zip(np.linspace(0.4, 10, 30), np.geomspace(1e-6, 1.0, 30), strict=True)]
     h = gdp.compose_two_orders(*fs)
@@ -147,19 +138,19 @@ def test_long_list_budget_looks_at_the_charges_at_once(monkeypatch):
                for k, v in e._memo.items() if isinstance(k, tuple) and k)
 
 
-def _spy_stacked_searches(monkeypatch) -> list[int]:
-    """The number of laws of each stacked bulk search the engine makes (``_offsets_at_once``,
-    called through ``gdp.engine.numeric``)."""
+def _spy_stacked(monkeypatch, name: str) -> list[int]:
+    """The number of laws of each stacked call the engine makes to ``name``
+    (``_offsets_at_once``, ``_charges_at_once``: called through ``gdp.engine.numeric``)."""
     from gdp.engine import numeric
 
     calls: list[int] = []
-    stacked = numeric._offsets_at_once
+    stacked = getattr(numeric, name)
 
-    def spy(laws, h):
+    def spy(laws, *args):
         calls.append(len(laws))
-        return stacked(laws, h)
+        return stacked(laws, *args)
 
-    monkeypatch.setattr(numeric, "_offsets_at_once", spy)
+    monkeypatch.setattr(numeric, name, spy)
     return calls
 
 
@@ -178,7 +169,7 @@ def test_long_list_takes_the_stacked_offsets(monkeypatch):
     """A list of 40 subsampled Gaussians (over 16 groups): the other side's lattices take
     their single factors' offsets from the stacked search (all 40 of an order at once),
     remembered where each factor's own search would have put them."""
-    calls = _spy_stacked_searches(monkeypatch)
+    calls = _spy_stacked(monkeypatch, "_offsets_at_once")
     rng = np.random.default_rng(44)
     fs = [gdp.poisson_subsample(gdp.G_mu(1.0 / s), p)
           for s, p in zip(rng.uniform(0.6, 2.0, 40),
@@ -195,7 +186,7 @@ def test_run_in_phases_takes_the_stacked_offsets_on_the_sound_side(monkeypatch):
     """The phases reference's "rare" run (17 rarely sampled phases, each a power whose bulk
     is looked for): the sound side's windows at a common step take the phases' offsets from
     one stacked search, remembered where each phase's own search would have put them."""
-    calls = _spy_stacked_searches(monkeypatch)
+    calls = _spy_stacked(monkeypatch, "_offsets_at_once")
     ref = json.loads((Path(__file__).parent / "data" / "phases_reference.json").read_text())
     run = ref["rare"]
     h = gdp.dpsgd(phases=[dict(sigma=s, p=p, steps=t) for s, p, t in run["phases"]])
